@@ -1,0 +1,129 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
+ * whole won (bigint), flags are 0/1 integers, structured values are JSON text: one shape
+ * that SQLite and PostgreSQL store the same way.
+ */
+export interface PlatformTable {
+  code: string;
+  name: string;
+  created_at: number;
+}
+
+export interface PlatformKeyTable {
+  id: string;
+  platform_code: string;
+  key_sealed: string;
+  /** null while the key is current; set when rotated out (end of its grace period). */
+  retired_at: number | null;
+  created_at: number;
+}
+
+export interface StoreTable {
+  code: string;
+  platform_code: string;
+  name: string;
+  ceo_name: string;
+  biz_reg_num: string;
+  tel: string;
+  cat_enabled: number;
+  created_at: number;
+}
+
+export interface PaymentTable {
+  id: string;
+  platform_code: string;
+  store_code: string;
+  trans_seqno: string;
+  state: string;
+  amount: number;
+  supply_amount: number;
+  tax_charge: number;
+  tax_free_amount: number;
+  mobile_no: string;
+  pay_user_name: string;
+  request_reason: string;
+  info_message: string | null;
+  confirm_url: string | null;
+  return_display_yn: string;
+  return_url: string | null;
+  temp_value: string | null;
+  user_id: string | null;
+  order_type: string;
+  items_json: string | null;
+  pay_path: string;
+  approval_number: string | null;
+  approval_at: number | null;
+  installment_month: string | null;
+  issuer_name: string | null;
+  accepter_name: string | null;
+  method_name: string | null;
+  card_bin: string | null;
+  card_last4: string | null;
+  cancel_at: number | null;
+  cancel_reason: string;
+  cancel_amount: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface PaymentAttemptTable {
+  id: string;
+  payment_id: string;
+  kind: string; // APPROVE | CANCEL
+  status: string; // OPEN | APPROVED | DECLINED | ERROR | CANCELED | FAILED
+  card_bin: string | null;
+  card_last4: string | null;
+  issuer_name: string | null;
+  installment_month: string | null;
+  message: string | null;
+  created_at: number;
+  closed_at: number | null;
+}
+
+export interface JobTable {
+  id: string;
+  kind: string;
+  payload: string;
+  status: string; // PENDING | DONE | DEAD
+  run_at: number;
+  lease_until: number | null;
+  lease_owner: string | null;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  /** Deduplicates jobs that must exist once (e.g. one callback per payment approval). */
+  unique_key: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OutboundAttemptTable {
+  id: Generated<number>;
+  job_id: string;
+  target: string; // CALLBACK | WEBHOOK
+  ref_id: string;
+  attempt_no: number;
+  url: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number;
+}
+
+export interface SettingTable {
+  key: string;
+  value: string;
+}
+
+export interface Database {
+  platforms: PlatformTable;
+  platform_keys: PlatformKeyTable;
+  stores: StoreTable;
+  payments: PaymentTable;
+  payment_attempts: PaymentAttemptTable;
+  jobs: JobTable;
+  outbound_attempts: OutboundAttemptTable;
+  settings: SettingTable;
+}

@@ -1,0 +1,67 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { PaymentTable, StoreTable } from '../db/schema.js';
+
+/** SQL for payments, stores and platforms. Tenant data is always filtered by platform and store. */
+export type Db = Kysely<Database> | Transaction<Database>;
+export type Payment = Selectable<PaymentTable>;
+export type Store = Selectable<StoreTable>;
+
+export async function findStore(db: Db, platformCode: string, storeCode: string): Promise<Store | undefined> {
+  return db.selectFrom('stores').selectAll().where('platform_code', '=', platformCode).where('code', '=', storeCode).executeTakeFirst();
+}
+
+export async function findStoreByCode(db: Db, storeCode: string): Promise<Store | undefined> {
+  return db.selectFrom('stores').selectAll().where('code', '=', storeCode).executeTakeFirst();
+}
+
+/** Keys that may sign now: the current one, and a rotated one still inside its grace. */
+export async function signingKeys(db: Db, platformCode: string, now: number): Promise<string[]> {
+  const rows = await db.selectFrom('platform_keys').select('key_sealed').where('platform_code', '=', platformCode)
+    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', now)])).execute();
+  return rows.map((r) => r.key_sealed);
+}
+
+export async function insertPayment(db: Db, row: Payment): Promise<void> {
+  await db.insertInto('payments').values(row).execute();
+}
+
+export async function findPayment(db: Db, platformCode: string, storeCode: string, transSeqNo: string): Promise<Payment | undefined> {
+  return db.selectFrom('payments').selectAll()
+    .where('platform_code', '=', platformCode).where('store_code', '=', storeCode).where('trans_seqno', '=', transSeqNo)
+    .executeTakeFirst();
+}
+
+/** By internal id: only for callers that proved access another way (page token, own job). */
+export async function findPaymentById(db: Db, id: string): Promise<Payment | undefined> {
+  return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function openAttempt(db: Db, row: { id: string; payment_id: string; kind: 'APPROVE' | 'CANCEL'; card_bin?: string | null; card_last4?: string | null; installment_month?: string | null; now: number }): Promise<void> {
+  await db.insertInto('payment_attempts').values({
+    id: row.id, payment_id: row.payment_id, kind: row.kind, status: 'OPEN', card_bin: row.card_bin ?? null,
+    card_last4: row.card_last4 ?? null, issuer_name: null, installment_month: row.installment_month ?? null,
+    message: null, created_at: row.now, closed_at: null,
+  }).execute();
+}
+
+export async function closeAttempt(db: Db, id: string, status: string, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<void> {
+  await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null })
+    .where('id', '=', id).where('status', '=', 'OPEN').execute();
+}
+
+export async function hasOpenAttempt(db: Db, paymentId: string): Promise<boolean> {
+  const row = await db.selectFrom('payment_attempts').select('id').where('payment_id', '=', paymentId).where('status', '=', 'OPEN').executeTakeFirst();
+  return !!row;
+}
+
+/** Compare-and-set: changes the payment only if it is still in one of `from`. */
+export async function transition(db: Db, id: string, from: string[], set: Partial<Payment>): Promise<boolean> {
+  const r = await db.updateTable('payments').set(set).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function countByState(db: Db): Promise<{ state: string; n: number }[]> {
+  const rows = await db.selectFrom('payments').select(['state']).select((eb) => eb.fn.countAll<number>().as('n')).groupBy('state').execute();
+  return rows.map((r) => ({ state: r.state, n: Number(r.n) }));
+}

@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { GatewayError } from '../platform/errors.js';
+
+const PayBody = Type.Object({
+  PLATFORM_CODE: Type.String({ minLength: 1 }),
+  STORE_CODE: Type.String({ minLength: 1 }),
+  cardNumber: Type.Optional(Type.String({ pattern: '^\\d{13,19}$', 'x-reason': 'must be 13 to 19 digits' })),
+  installmentMonth: Type.Optional(Type.String({ pattern: '^\\d{2}$', 'x-reason': 'must be two digits, 00 for a lump sum' })),
+});
+
+const TerminalBody = Type.Object({
+  PLATFORM_CODE: Type.String({ minLength: 1 }),
+  STORE_CODE: Type.String({ minLength: 1 }),
+  TRANS_SEQNO: Type.String({ minLength: 1, maxLength: 64 }),
+  APPROVAL_AMOUNT: Type.String({ pattern: '^\\d{1,12}$', 'x-reason': 'must be a string of 1 to 12 digits' }),
+  MOBILE_NO: Type.String({ pattern: '^\\d{9,11}$', 'x-reason': 'must be 9 to 11 digits' }),
+  PAY_PATH: Type.Union([Type.Literal('KIOSK'), Type.Literal('VAN'), Type.Literal('CARD')]),
+});
+
+/** Sandbox gateway calls (decisions §6): the customer pays, or a terminal approves. */
+export function sandboxGatewayRoutes(app: FastifyInstance): void {
+  const tags = ['Sandbox'];
+  const gw = app.sunap.gateway;
+
+  app.post('/sandbox/payments/:TRANS_SEQNO/pay', {
+    schema: {
+      tags, summary: 'The customer pays, through the same code as the payment page (default card 4242…)',
+      params: Type.Object({ TRANS_SEQNO: Type.String({ maxLength: 64 }) }), body: PayBody,
+    },
+  }, async (req, reply) => {
+    const b = req.body as Static<typeof PayBody>;
+    const { TRANS_SEQNO } = req.params as { TRANS_SEQNO: string };
+    const p = await gw.findByStore(b.PLATFORM_CODE, b.STORE_CODE, TRANS_SEQNO);
+    if (!p) return reply.code(404).send({ message: 'TRANS_SEQNO: no such payment for this platform and store' });
+    const r = await gw.pay(p.id, {
+      number: b.cardNumber ?? '4242424242424242', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00',
+    }, b.installmentMonth ?? '00');
+    const message = r.outcome === 'APPROVED' ? '승인되었습니다'
+      : r.outcome === 'STATE' ? `이미 처리된 결제입니다 (${r.payment.state})` : r.message;
+    return { approved: r.outcome === 'APPROVED', APPROVE_STATUS: r.payment.state, message };
+  });
+
+  app.post('/sandbox/terminal-payments', {
+    schema: { tags, summary: 'Record a payment approved on a terminal (KIOSK, VAN or CARD)', body: TerminalBody },
+  }, async (req, reply) => {
+    const b = req.body as Static<typeof TerminalBody>;
+    try {
+      const p = await gw.recordTerminalPayment({
+        platformCode: b.PLATFORM_CODE, storeCode: b.STORE_CODE, transSeqNo: b.TRANS_SEQNO,
+        amount: Number(b.APPROVAL_AMOUNT), mobileNo: b.MOBILE_NO, payPath: b.PAY_PATH,
+      });
+      return { TRANS_SEQNO: p.trans_seqno, APPROVE_STATUS: p.state, PAY_PATH: p.pay_path, APPROVAL_AMOUNT: p.amount };
+    } catch (err) {
+      if (err instanceof GatewayError) {
+        const status = err.resultCode === '4005' ? 404 : err.resultCode === '4001' ? 409 : 400;
+        return reply.code(status).send({ RESULT_CODE: err.resultCode, message: err.message });
+      }
+      throw err;
+    }
+  });
+}

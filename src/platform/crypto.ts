@@ -1,0 +1,86 @@
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
+
+/** API_SIGN (decisions §4): sha256 hex over TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY. */
+export function apiSign(transSeqNo: string, platformCode: string, storeCode: string, transAt: string, apiKey: string): string {
+  return createHash('sha256').update(transSeqNo + platformCode + storeCode + transAt + apiKey, 'utf8').digest('hex');
+}
+
+/** Constant-time comparison of two hex strings, case-insensitive. */
+export function hexEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a.toLowerCase(), 'utf8');
+  const y = Buffer.from(b.toLowerCase(), 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** Webhook signature header value: t=<unix>,v1=<hmac hex over "t." + raw body>. */
+export function webhookSignature(secret: string, t: number, rawBody: Buffer | string): string {
+  const mac = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex');
+  return `t=${t},v1=${mac}`;
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+export function hmacToken(key: Buffer, purpose: string, value: string, bytes = 24): string {
+  return createHmac('sha256', key).update(`${purpose}:${value}`).digest().subarray(0, bytes).toString('base64url');
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function newId(): string {
+  return randomUUID();
+}
+
+export function tokenEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Secrets at rest (design note 10): AES-256-GCM under the master key.
+ * Format: v1.<keyId>.<iv>.<tag>.<ciphertext>, base64url parts; the key id names the master
+ * key so a future rotation can tell which key sealed a value.
+ */
+export class SecretBox {
+  readonly keyId: string;
+  constructor(private readonly key: Buffer) {
+    this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
+  }
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.key, iv);
+    const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+    return ['v1', this.keyId, iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  }
+  open(sealed: string): string {
+    const [v, keyId, iv, tag, ct] = sealed.split('.');
+    if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('sealed value has an unknown format');
+    if (keyId !== this.keyId) throw new Error(`sealed with master key ${keyId}, but SUNAP_SECRET_KEY is ${this.keyId}`);
+    const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    d.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
+  }
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1 };
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scryptAsync(password, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [alg, n, salt, hash] = stored.split('$');
+  if (alg !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const got = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, { ...SCRYPT, N: Number(n) });
+  return timingSafeEqual(got, expected);
+}

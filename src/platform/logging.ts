@@ -1,0 +1,31 @@
+import pino, { type Logger, type LoggerOptions } from 'pino';
+
+/**
+ * Paths pino blanks out wherever they appear. Card data never reaches a log call at all
+ * (the page handler drops it before logging); these are the second line of defence.
+ */
+export const REDACT_PATHS = [
+  'req.headers["x-access-token"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.API_SIGN', '*.API_KEY', '*.apiKey', 'apiKey',
+  '*.password', 'password', '*.accessToken', '*.refreshToken',
+  '*.webhookSecret', 'webhookSecret', '*.secret', 'secret',
+  '*.cardNumber', 'cardNumber', '*.cardPassword', '*.expiry', '*.birth',
+  '*.token', 'token',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: {
+      // Query strings carry the payment-page token: log the path only.
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url.split('?')[0], id: req.id }),
+    },
+  };
+}
+
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
+}
