@@ -81,7 +81,6 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
-    disableRequestLogging: false,
     requestIdHeader: false,
     forceCloseConnections: false,
   }) as unknown as FastifyInstance;

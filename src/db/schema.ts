@@ -117,6 +117,128 @@ export interface SettingTable {
   value: string;
 }
 
+export interface AccountTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  store_code: string;
+  invoicing_enabled: number;
+  created_at: number;
+}
+
+export interface AuthTokenTable {
+  id: string;
+  account_id: string;
+  family_id: string;
+  kind: string;
+  token_hash: string;
+  expires_at: number;
+  rotated_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  last_failure_at: number;
+}
+
+export interface WalletTable {
+  account_id: string;
+  balance: number;
+  updated_at: number;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  account_id: string;
+  delta: number;
+  kind: string;
+  ref: string | null;
+  memo: string | null;
+  created_at: number;
+}
+
+export interface InvoiceTable {
+  id: Generated<number>;
+  unique_id: string;
+  account_id: string;
+  store_code: string;
+  trans_seqno: string;
+  payment_id: string | null;
+  status: string;
+  send_status: string;
+  deleted_at: number | null;
+  request_id: string | null;
+  request_hash: string | null;
+  template_type: string;
+  receiver_name: string;
+  receiver_phone: string;
+  guardian_phone: string | null;
+  amount: number;
+  reason: string;
+  description: string | null;
+  items_json: string | null;
+  send_channel: string;
+  webhook_url: string | null;
+  webhook_secret_sealed: string | null;
+  bill_template_id: string | null;
+  related_subject: string | null;
+  etc: string | null;
+  student_birth_date: string | null;
+  classroom_id: string | null;
+  send_count: number;
+  first_sent_at: number | null;
+  last_sent_at: number | null;
+  done_at: number | null;
+  canceled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SendTable {
+  id: string;
+  invoice_id: number;
+  account_id: string;
+  send_type: string;
+  status: string;
+  channel_requested: string;
+  channel_used: string | null;
+  receiver_phone: string;
+  cost_reserved: number;
+  cost_settled: number | null;
+  provider_message_id: string | null;
+  delivery_status: string | null;
+  error_message: string | null;
+  sent_at: number | null;
+  created_at: number;
+}
+
+export interface WebhookEventTable {
+  id: Generated<number>;
+  invoice_id: number;
+  account_id: string;
+  event: string;
+  url: string;
+  body: string;
+  status: string;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SandboxMessageTable {
+  id: string;
+  idempotency_key: string;
+  channel: string;
+  to_phone: string;
+  text: string;
+  link: string | null;
+  delivery_status: string;
+  sent_at: number;
+}
+
 export interface Database {
   platforms: PlatformTable;
   platform_keys: PlatformKeyTable;
@@ -126,4 +248,13 @@ export interface Database {
   jobs: JobTable;
   outbound_attempts: OutboundAttemptTable;
   settings: SettingTable;
+  accounts: AccountTable;
+  auth_tokens: AuthTokenTable;
+  login_throttle: LoginThrottleTable;
+  wallets: WalletTable;
+  ledger: LedgerTable;
+  invoices: InvoiceTable;
+  sends: SendTable;
+  webhook_events: WebhookEventTable;
+  sandbox_messages: SandboxMessageTable;
 }

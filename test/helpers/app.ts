@@ -1,0 +1,106 @@
+import { createServer } from 'node:net';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { createPlatform, createStore } from '../../src/gateway/merchants.js';
+import { kstCompact } from '../../src/platform/clock.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { apiSign } from '../../src/platform/crypto.js';
+import { createLogger } from '../../src/platform/logging.js';
+import { createTestDatabase, type Engine } from './db.js';
+
+export const TEST_SECRET_KEY = '11'.repeat(32);
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  engine: Engine;
+  url: string;
+  databaseUrl: string;
+  platformCode: string;
+  apiKey: string;
+  storeCode: string;
+  /** Every log line the app wrote, for tests that look for leaked secrets. */
+  logs: string[];
+  /** Signs and sends a gateway call; fills TRANS_AT (now, KST) and API_SIGN unless given. */
+  gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  close(): Promise<void>;
+}
+
+/** Builds the real app on a fresh database, listens on a free port, and creates one platform and store. */
+export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean } = {}): Promise<TestApp> {
+  const database = await createTestDatabase(engine);
+  const port = await freePort();
+  const config = loadConfig({
+    DATABASE_URL: database.url, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY, SUNAP_JOB_POLL_MS: '50',
+    SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(chunk.toString());
+      if (process.env.TEST_LOGS) process.stderr.write(chunk);
+      cb();
+    },
+  });
+  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs });
+  const now = app.sunap.clock.nowMs();
+  const { platformCode, apiKey } = await createPlatform(app.sunap.store.db, app.sunap.box, now, { name: '테스트 플랫폼' });
+  const { storeCode } = await createStore(app.sunap.store.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
+  if (opts.listen !== false) await app.listen({ port, host: '127.0.0.1' });
+  else await app.ready();
+  const url = `http://127.0.0.1:${port}`;
+  const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(url + path, {
+      method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      redirect: 'manual',
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed as any, headers: res.headers, text };
+  };
+  return {
+    app, engine, url, databaseUrl: database.url, platformCode, apiKey, storeCode, logs,
+    gw(op, body, key = apiKey) {
+      const b: Record<string, unknown> = { PLATFORM_CODE: platformCode, STORE_CODE: storeCode, ...body };
+      if (!('TRANS_AT' in body)) b.TRANS_AT = kstCompact(app.sunap.clock.nowMs());
+      if (!('API_SIGN' in body)) b.API_SIGN = apiSign(String(b.TRANS_SEQNO), String(b.PLATFORM_CODE), String(b.STORE_CODE), String(b.TRANS_AT), key);
+      return send('POST', `/api/${op}`, b);
+    },
+    post: (path, body, headers) => send('POST', path, body, headers),
+    get: (path, headers) => send('GET', path, undefined, headers),
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+let seq = 0;
+export function seqNo(prefix = 'T'): string {
+  return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** A valid requestPayment body (without signing fields). */
+export function paymentBody(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    TRANS_SEQNO: seqNo(), APPROVAL_AMOUNT: '128000', MOBILE_NO: '01012345678', PAY_USER_NAME: '홍길동',
+    REQUEST_REASON: '11월 수강료', CONFIRM_URL: 'https://127.0.0.1:9/callback', ...over,
+  };
+}

@@ -1,0 +1,36 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** Engines this run covers: SQLite always; PostgreSQL unless test/run.mjs found it down. */
+export const engines: Engine[] = process.env.SUNAP_TEST_SKIP_POSTGRES ? ['sqlite'] : ['sqlite', 'postgres'];
+
+const adminUrl = () => process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh database: a real SQLite file, or a PostgreSQL database created for this test and dropped after. */
+export async function createTestDatabase(engine: Engine): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `sunap_t_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  if (engine === 'sqlite') {
+    const dir = resolve('.tmp', 'db', name);
+    mkdirSync(dir, { recursive: true });
+    return { url: `sqlite:${join(dir, 'sunap.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(adminUrl());
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl() });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}

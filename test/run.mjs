@@ -1,0 +1,65 @@
+// `npm test`: every suite on SQLite and, when it answers (always under CI=true), on PostgreSQL.
+// Prepares what the suites share (a local CA for the HTTPS receiver), then runs node:test via tsx.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+
+const root = resolve(import.meta.dirname, '..');
+const tmp = join(root, '.tmp');
+mkdirSync(tmp, { recursive: true });
+
+async function postgresAnswers(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (err) {
+    return err.message;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+const pgUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const pgState = await postgresAnswers(pgUrl);
+const env = { ...process.env, TEST_DATABASE_URL: pgUrl };
+if (pgState !== true) {
+  if (process.env.CI === 'true' || process.env.TEST_DATABASE_URL) {
+    console.error(`PostgreSQL at ${pgUrl} does not answer (${pgState}); the PostgreSQL suites must run here. Start it: pg_ctlcluster --skip-systemctl-redirect 15 main start`);
+    process.exit(1);
+  }
+  console.error('\n' + '!'.repeat(78) + `\n!! PostgreSQL does not answer at ${pgUrl}: SKIPPING every PostgreSQL suite.\n!! Only SQLite is tested in this run. Set TEST_DATABASE_URL or start PostgreSQL.\n` + '!'.repeat(78) + '\n');
+  env.SUNAP_TEST_SKIP_POSTGRES = '1';
+}
+
+// A private CA and a localhost certificate for the HTTPS receiver; Node trusts the CA through
+// NODE_EXTRA_CA_CERTS, which it reads only at start-up, hence here.
+const tls = join(tmp, 'tls');
+if (!existsSync(join(tls, 'server.crt'))) {
+  mkdirSync(tls, { recursive: true });
+  const o = (args) => execFileSync('openssl', args, { cwd: tls, stdio: 'pipe' });
+  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/CN=Sunap Test CA']);
+  o(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
+  execFileSync('sh', ['-c', 'printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n" > ext.cnf'], { cwd: tls });
+  o(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '3650', '-extfile', 'ext.cnf']);
+}
+env.NODE_EXTRA_CA_CERTS = join(tls, 'ca.crt');
+env.SUNAP_TEST_TLS_DIR = tls;
+
+function find(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) return name === 'helpers' ? [] : find(p);
+    return name.endsWith('.test.ts') ? [p] : [];
+  });
+}
+const filters = process.argv.slice(2);
+const files = find(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files], { env, stdio: 'inherit', cwd: root });
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
