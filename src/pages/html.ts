@@ -1,0 +1,79 @@
+/**
+ * Server-rendered HTML with escaping by default: every interpolated value is escaped unless it
+ * is itself the result of `html` (or `raw`, which must only wrap trusted constants).
+ */
+export class SafeHtml {
+  constructor(readonly value: string) {}
+  toString(): string {
+    return this.value;
+  }
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"'`=]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function render(v: unknown): string {
+  if (v === null || v === undefined || v === false) return '';
+  if (v instanceof SafeHtml) return v.value;
+  if (Array.isArray(v)) return v.map(render).join('');
+  return escapeHtml(String(v));
+}
+
+export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
+  return new SafeHtml(out);
+}
+
+/** Trusted markup only (constants written in this codebase). */
+export function raw(s: string): SafeHtml {
+  return new SafeHtml(s);
+}
+
+/** 128000 → "128,000원" */
+export function won(n: number): string {
+  return `${n.toLocaleString('ko-KR')}원`;
+}
+
+/** A restrictive CSP for pages without JavaScript; `formTargets` adds origins a form may go to. */
+export function pageCsp(formTargets: string[] = []): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `form-action 'self'${formTargets.map((o) => ' ' + o).join('')}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Headers every customer page carries (decisions §4). */
+export function pageHeaders(formTargets: string[] = []): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+    'content-security-policy': pageCsp(formTargets),
+  };
+}
+
+/** The shared page shell: Korean, mobile-first, one stylesheet served from /assets/sunap.css. */
+export function layout(title: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="ko">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<link rel="stylesheet" href="/assets/sunap.css">
+</head>
+<body>
+<main class="page">
+${body}
+</main>
+</body>
+</html>`.value;
+}
