@@ -11,6 +11,8 @@ import { gatewayRoutes, notJsonObject } from './gateway/routes.js';
 import { sandboxGatewayRoutes } from './gateway/sandbox-routes.js';
 import { CALLBACK_JOB, GatewayService } from './gateway/service.js';
 import { JobWorker } from './jobs/queue.js';
+import { invoicingPlugin } from './invoicing/index.js';
+import { invoicingWebPlugin } from './invoicing/webhooks.js';
 import { pageRoutes } from './pages/routes.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
@@ -170,6 +172,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   opsRoutes(app);
   gatewayRoutes(app, gateway);
   await app.register(pageRoutes);
+  // Registered without encapsulation (fastify-plugin style) would leak hooks; these plugins
+  // only add routes, jobs and listeners through app.sunap, so plain calls keep it simple.
+  await invoicingPlugin(app);
+  await invoicingWebPlugin(app);
   if (config.mode === 'sandbox') {
     sandboxClockRoutes(app);
     sandboxGatewayRoutes(app);
