@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { createPlatform, createStore } from '../../src/gateway/merchants.js';
 import { kstCompact } from '../../src/platform/clock.js';
 import { loadConfig } from '../../src/platform/config.js';
+import type { CardProcessor } from '../../src/ports/card-processor.js';
 import { apiSign } from '../../src/platform/crypto.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { createTestDatabase, type Engine } from './db.js';
@@ -36,11 +37,16 @@ export interface TestApp {
   gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
   post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /** Another platform (with its own key) or another store of this platform. */
+  addPlatform(): Promise<{ platformCode: string; apiKey: string; storeCode: string }>;
+  addStore(opts?: { cat?: boolean }): Promise<string>;
+  /** The customer pays through the sandbox (same code path as the page). */
+  pay(transSeqNo: string, cardNumber?: string, storeCode?: string): Promise<any>;
   close(): Promise<void>;
 }
 
 /** Builds the real app on a fresh database, listens on a free port, and creates one platform and store. */
-export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean } = {}): Promise<TestApp> {
+export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean; processor?: CardProcessor } = {}): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const port = await freePort();
   const config = loadConfig({
@@ -55,7 +61,7 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       cb();
     },
   });
-  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs });
+  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor });
   const now = app.sunap.clock.nowMs();
   const { platformCode, apiKey } = await createPlatform(app.sunap.store.db, app.sunap.box, now, { name: '테스트 플랫폼' });
   const { storeCode } = await createStore(app.sunap.store.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
@@ -84,6 +90,19 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       return send('POST', `/api/${op}`, b);
     },
     post: (path, body, headers) => send('POST', path, body, headers),
+    async addPlatform() {
+      const n = app.sunap.clock.nowMs();
+      const p = await createPlatform(app.sunap.store.db, app.sunap.box, n, { name: '다른 플랫폼' });
+      const s = await createStore(app.sunap.store.db, n, { platformCode: p.platformCode, name: '다른 상점' });
+      return { ...p, storeCode: s.storeCode };
+    },
+    async addStore(o = {}) {
+      return (await createStore(app.sunap.store.db, app.sunap.clock.nowMs(), { platformCode, name: '두번째 상점', cat: o.cat })).storeCode;
+    },
+    async pay(transSeqNo, cardNumber, sc = storeCode) {
+      const r = await send('POST', `/sandbox/payments/${encodeURIComponent(transSeqNo)}/pay`, { PLATFORM_CODE: platformCode, STORE_CODE: sc, ...(cardNumber ? { cardNumber } : {}) });
+      return r.body;
+    },
     get: (path, headers) => send('GET', path, undefined, headers),
     async close() {
       await app.close();
