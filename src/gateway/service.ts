@@ -215,12 +215,17 @@ export class GatewayService {
         await sleep(50);
       }
     }
+    // Whatever happens, the slot is released (a no-op when fn closed it); a crash leaves it
+    // open for reconciliation. SKIPPED: the slot was taken but nothing needed doing.
+    let result: T;
     try {
-      return await fn(attemptId);
-    } finally {
-      // Whatever happened, the slot is released; a crash leaves it for reconciliation.
+      result = await fn(attemptId);
+    } catch (err) {
       await repo.closeAttempt(this.db, attemptId, 'ERROR', this.deps.clock.nowMs(), { message: 'not completed' }).catch(() => {});
+      throw err;
     }
+    await repo.closeAttempt(this.db, attemptId, 'SKIPPED', this.deps.clock.nowMs()).catch(() => {});
+    return result;
   }
 
   private async deletePayment(found: Payment, amount: number): Promise<void> {
