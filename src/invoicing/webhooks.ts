@@ -1,9 +1,15 @@
 import type { FastifyInstance } from 'fastify';
-import type { Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { InvoiceTable } from '../db/schema.js';
-import { enqueue } from '../jobs/queue.js';
-import { kstIso } from '../platform/clock.js';
+import { deliver } from '../jobs/outbound.js';
+import { enqueue, type JobHandler } from '../jobs/queue.js';
+import { sandboxOutboxRoutes } from '../pages/outbox.js';
+import { invoicePageRoutes } from '../pages/invoice-page.js';
+import type { HttpOut } from '../ports/http-out.js';
+import { kstIso, type Clock } from '../platform/clock.js';
+import { webhookSignature, type SecretBox } from '../platform/crypto.js';
+import { publicInvoiceRoutes } from './public.js';
 
 export const WEBHOOK_JOB = 'invoicing.webhook';
 /** Delays after attempts 1..4 fail (interface: 1 min, 5 min, 30 min, 2 h); the 5th is the last. */
@@ -58,5 +64,57 @@ export async function recordWebhookEvent(
   }, now);
 }
 
-/** Webhooks (bill.paid / bill.canceled), the public invoice lookup and the sandbox outbox. */
-export async function invoicingWebPlugin(_app: FastifyInstance): Promise<void> {}
+/**
+ * Delivers one webhook event (design notes, "Webhook/callback jobs"): the stored body bytes,
+ * signed at send time, through deliver() (timeout, no redirects, SSRF guard, every attempt
+ * recorded). A throw makes the worker retry on WEBHOOK_BACKOFF_SECONDS; after the last
+ * attempt the event is marked ABANDONED.
+ */
+export function webhookHandler(db: Kysely<Database>, http: HttpOut, clock: Clock, box: SecretBox): JobHandler {
+  return {
+    backoffSeconds: WEBHOOK_BACKOFF_SECONDS,
+    async run(job) {
+      const eventId = Number(job.data.eventId);
+      const ev = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+      // Already settled by an earlier run (a job may run twice after a crash): nothing to send.
+      if (!ev || ev.status !== 'PENDING') return;
+      const inv = await db.selectFrom('invoices').select(['webhook_secret_sealed']).where('id', '=', ev.invoice_id).executeTakeFirst();
+      const body = Buffer.from(ev.body, 'utf8');
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-service-event': ev.event,
+        'x-service-delivery': String(ev.id),
+      };
+      const final = job.attempts >= job.max_attempts;
+      try {
+        if (inv?.webhook_secret_sealed) {
+          // Wall clock on purpose (decisions §8): receivers check t against their own clocks,
+          // so a moved sandbox clock must not make every signature look stale.
+          const t = Math.floor(Date.now() / 1000);
+          headers['x-service-signature'] = webhookSignature(box.open(inv.webhook_secret_sealed), t, body);
+        }
+        await deliver(db, http, {
+          jobId: job.id, target: 'WEBHOOK', refId: String(ev.id), attemptNo: job.attempts, url: ev.url, body, headers,
+          now: clock.nowMs(),
+        });
+      } catch (err) {
+        await db.updateTable('webhook_events')
+          .set({ status: final ? 'ABANDONED' : 'PENDING', attempts: job.attempts, updated_at: clock.nowMs() })
+          .where('id', '=', ev.id).where('status', '=', 'PENDING').execute();
+        throw err;
+      }
+      await db.updateTable('webhook_events')
+        .set({ status: 'DELIVERED', attempts: job.attempts, updated_at: clock.nowMs() })
+        .where('id', '=', ev.id).execute();
+    },
+  };
+}
+
+/** Webhooks (bill.paid / bill.canceled), the public invoice lookup and page, and the sandbox outbox. */
+export async function invoicingWebPlugin(app: FastifyInstance): Promise<void> {
+  const { store, http, clock, box, worker, config } = app.sunap;
+  worker.register(WEBHOOK_JOB, webhookHandler(store.db, http, clock, box));
+  publicInvoiceRoutes(app);
+  invoicePageRoutes(app);
+  if (config.mode === 'sandbox') sandboxOutboxRoutes(app);
+}

@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
+import type { Insertable } from 'kysely';
+import type { InvoiceTable } from '../../src/db/schema.js';
+import { recordWebhookEvent, WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
+import { kstIso } from '../../src/platform/clock.js';
+import { newId, webhookSignature } from '../../src/platform/crypto.js';
+import { seqNo, startApp, type TestApp } from '../helpers/app.js';
+import { engines } from '../helpers/db.js';
+import { Receiver, type Received } from '../helpers/receiver.js';
+
+const SECRET = 'whsec_test_0123456789abcdef';
+
+/** What a receiver does (interface "Webhook signature"): recompute, compare in constant time, check |now - t| <= 300. */
+function verify(r: Received, secret: string, nowSec = Math.floor(Date.now() / 1000)): boolean {
+  const header = String(r.headers['x-service-signature'] ?? '');
+  const m = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header);
+  if (!m) return false;
+  const t = Number(m[1]);
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(r.raw).digest();
+  const got = Buffer.from(m[2]!, 'hex');
+  return got.length === expected.length && timingSafeEqual(got, expected) && Math.abs(nowSec - t) <= 300;
+}
+
+async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An account of the test store, and an invoice of it in the given state (set up in the database: the core API is another suite's subject). */
+async function makeInvoice(t: TestApp, over: Partial<Insertable<InvoiceTable>> = {}) {
+  const db = t.app.sunap.store.db;
+  const now = t.app.sunap.clock.nowMs();
+  let account = await db.selectFrom('accounts').select('id').where('store_code', '=', t.storeCode).executeTakeFirst();
+  if (!account) {
+    account = { id: newId() };
+    await db.insertInto('accounts').values({ id: account.id, email: `${account.id}@example.com`, password_hash: 'x', store_code: t.storeCode, invoicing_enabled: 1, created_at: now }).execute();
+  }
+  const row = await db.insertInto('invoices').values({
+    unique_id: newId(), account_id: account.id, store_code: t.storeCode, trans_seqno: seqNo('B'), payment_id: null,
+    status: 'DONE', send_status: 'SENT', deleted_at: null, request_id: null, request_hash: null, template_type: 'SAME',
+    receiver_name: '홍길동', receiver_phone: '01012345678', guardian_phone: null, amount: 128000, reason: '11월 수강료',
+    description: null, items_json: null, send_channel: 'ALIMTALK', webhook_url: null, webhook_secret_sealed: null,
+    bill_template_id: null, related_subject: null, etc: null, student_birth_date: null, classroom_id: null, send_count: 1,
+    first_sent_at: now, last_sent_at: now, done_at: now, canceled_at: null, created_at: now, updated_at: now, ...over,
+  }).returningAll().executeTakeFirstOrThrow();
+  return row;
+}
+
+async function record(t: TestApp, invoice: Awaited<ReturnType<typeof makeInvoice>>, event: 'bill.paid' | 'bill.canceled') {
+  const now = t.app.sunap.clock.nowMs();
+  await t.app.sunap.store.db.transaction().execute((trx) => recordWebhookEvent(trx, invoice, event, now));
+  t.app.sunap.worker.wake();
+}
+
+const events = (t: TestApp, invoiceId: number) =>
+  t.app.sunap.store.db.selectFrom('webhook_events').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
+
+const attempts = (t: TestApp, eventId: number) =>
+  t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll().where('target', '=', 'WEBHOOK').where('ref_id', '=', String(eventId)).orderBy('attempt_no').execute();
+
+test('webhook signature: the decisions test vector', () => {
+  assert.equal(
+    webhookSignature('whsec_0123456789abcdef', 1758430800, Buffer.from('{"event":"bill.paid"}')),
+    't=1758430800,v1=ae201a94ae2764a1f463601781a180495c5cdd9de3b7a29c09004cca3a251387',
+  );
+});
+
+for (const engine of engines) {
+  describe(`invoicing webhooks [${engine}]`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    before(async () => { t = await startApp(engine); });
+    after(async () => t?.close());
+    beforeEach(async () => { rx = await new Receiver().start(); });
+    afterEach(async () => rx?.close());
+
+    test('bill.paid is signed over the exact bytes and verifies at the receiver', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/hooks/sunap`, webhook_secret_sealed: t.app.sunap.box.seal(SECRET), request_id: 'req_0001abcd' });
+      await record(t, inv, 'bill.paid');
+      await rx.waitFor(1);
+      const r = rx.received[0]!;
+      assert.equal(r.method, 'POST');
+      assert.equal(r.url, '/hooks/sunap');
+      assert.equal(r.headers['content-type'], 'application/json');
+      assert.equal(r.headers['x-service-event'], 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      assert.equal(r.headers['x-service-delivery'], String(ev!.id));
+      assert.match(String(r.headers['x-service-delivery']), /^\d+$/);
+      assert.ok(verify(r, SECRET), `signature ${r.headers['x-service-signature']} must verify`);
+      assert.equal(verify(r, SECRET + 'x'), false, 'another secret must not verify');
+      // t is wall-clock seconds at send time.
+      const t0 = Number(/^t=(\d+)/.exec(String(r.headers['x-service-signature']))![1]);
+      assert.ok(Math.abs(t0 - Math.floor(r.at / 1000)) <= 2);
+      // The stored bytes are the bytes sent.
+      assert.equal(r.raw.toString('utf8'), ev!.body);
+      assert.deepEqual(r.json, {
+        event: 'bill.paid', billId: inv.unique_id, requestId: 'req_0001abcd', transSeqNo: inv.trans_seqno, status: 'DONE',
+        amount: 128000, reason: '11월 수강료', paidAt: kstIso(inv.done_at!), canceledAt: null, occurredAt: r.json.occurredAt,
+      });
+      assert.match(r.json.occurredAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      const done = await eventually(async () => (await events(t, inv.id)).find((e) => e.status === 'DELIVERED'), 'DELIVERED');
+      assert.equal(done.attempts, 1);
+      const a = await attempts(t, ev!.id);
+      assert.equal(a.length, 1);
+      assert.equal(a[0]!.status_code, 200);
+      assert.equal(a[0]!.error, null);
+      assert.equal(a[0]!.url, `${rx.url}/hooks/sunap`);
+      // The secret is stored sealed, never in clear.
+      const sealed = await t.app.sunap.store.db.selectFrom('invoices').select('webhook_secret_sealed').where('id', '=', inv.id).executeTakeFirstOrThrow();
+      assert.ok(!sealed.webhook_secret_sealed!.includes(SECRET));
+    });
+
+    test('no signature header without a secret; bill.canceled carries canceledAt', async () => {
+      const now = t.app.sunap.clock.nowMs();
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/h`, status: 'CANCELED', canceled_at: now });
+      await record(t, inv, 'bill.canceled');
+      await rx.waitFor(1);
+      const r = rx.received[0]!;
+      assert.equal(r.headers['x-service-signature'], undefined);
+      assert.equal(r.headers['x-service-event'], 'bill.canceled');
+      assert.equal(r.json.event, 'bill.canceled');
+      assert.equal(r.json.status, 'CANCELED');
+      assert.equal(r.json.requestId, null);
+      assert.equal(r.json.canceledAt, kstIso(now));
+      assert.equal(r.json.paidAt, kstIso(inv.done_at!));
+    });
+
+    test('no webhook_url: no event is written', async () => {
+      const inv = await makeInvoice(t);
+      await record(t, inv, 'bill.paid');
+      assert.equal((await events(t, inv.id)).length, 0);
+    });
+
+    test('bill.paid exists once even when recorded twice; bill.canceled is a second delivery', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/once` });
+      await record(t, inv, 'bill.paid');
+      await record(t, inv, 'bill.paid');
+      await t.app.sunap.store.db.transaction().execute(async (trx) => {
+        await recordWebhookEvent(trx, inv, 'bill.paid', t.app.sunap.clock.nowMs());
+        await recordWebhookEvent(trx, inv, 'bill.paid', t.app.sunap.clock.nowMs());
+      });
+      await rx.waitFor(1);
+      await sleep(400);
+      assert.equal(rx.received.length, 1);
+      const evs = await events(t, inv.id);
+      assert.equal(evs.length, 1);
+      const jobs = await t.app.sunap.store.db.selectFrom('jobs').select('id').where('kind', '=', WEBHOOK_JOB).where('unique_key', '=', `webhook:${evs[0]!.id}`).execute();
+      assert.equal(jobs.length, 1);
+
+      const canceled = { ...inv, status: 'CANCELED', canceled_at: t.app.sunap.clock.nowMs() };
+      await record(t, canceled, 'bill.canceled');
+      await rx.waitFor(2);
+      const ids = rx.received.map((r) => r.headers['x-service-delivery']);
+      assert.notEqual(ids[0], ids[1]);
+      assert.deepEqual(rx.received.map((r) => r.json.event), ['bill.paid', 'bill.canceled']);
+    });
+
+    test('500s are retried after 1 min, 5 min, 30 min and 2 h with the same delivery number, then abandoned', async () => {
+      rx.defaultStatus = 500;
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/fails`, webhook_secret_sealed: t.app.sunap.box.seal(SECRET) });
+      await record(t, inv, 'bill.paid');
+      await rx.waitFor(1);
+      const [ev] = await events(t, inv.id);
+      await eventually(async () => (await attempts(t, ev!.id)).length === 1, 'first attempt recorded');
+
+      // Not before its time: half the first delay changes nothing.
+      await t.post('/sandbox/clock', { advanceSeconds: 30 });
+      await sleep(300);
+      assert.equal(rx.received.length, 1);
+
+      const delays = [30, 300, 1800, 7200]; // the first one completes the 60 s
+      for (let i = 0; i < delays.length; i++) {
+        await eventually(async () => (await attempts(t, ev!.id)).length === i + 1, `attempt ${i + 1} recorded`);
+        const r = await t.post('/sandbox/clock', { advanceSeconds: delays[i] });
+        assert.equal(r.status, 200);
+        await rx.waitFor(i + 2);
+      }
+      assert.equal(rx.received.length, 5);
+      assert.deepEqual(new Set(rx.received.map((r) => r.headers['x-service-delivery'])), new Set([String(ev!.id)]));
+      assert.ok(rx.received.every((r) => r.raw.equals(rx.received[0]!.raw)), 'every attempt carries the same bytes');
+      assert.ok(rx.received.every((r) => verify(r, SECRET)), 'every attempt is freshly signed');
+
+      const gone = await eventually(async () => (await events(t, inv.id)).find((e) => e.status === 'ABANDONED'), 'ABANDONED');
+      assert.equal(gone.attempts, 5);
+      await t.post('/sandbox/clock', { advanceSeconds: 86_400 });
+      await sleep(500);
+      assert.equal(rx.received.length, 5, 'no sixth attempt');
+      const a = await attempts(t, ev!.id);
+      assert.deepEqual(a.map((x) => x.attempt_no), [1, 2, 3, 4, 5]);
+      assert.ok(a.every((x) => x.status_code === 500 && x.error === 'HTTP 500'));
+      const job = await t.app.sunap.store.db.selectFrom('jobs').select(['status', 'attempts']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
+      assert.deepEqual(job, { status: 'DEAD', attempts: 5 });
+    });
+
+    test('a redirect is a failure and is not followed; the retry then succeeds', async () => {
+      rx.script.push(302);
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/moved` });
+      await record(t, inv, 'bill.paid');
+      await rx.waitFor(1);
+      const [ev] = await events(t, inv.id);
+      const first = await eventually(async () => (await attempts(t, ev!.id))[0], 'attempt 1 recorded');
+      assert.equal(first.status_code, 302);
+      assert.match(first.error ?? '', /redirect/);
+      assert.equal(rx.received.length, 1);
+      assert.equal((await events(t, inv.id))[0]!.status, 'PENDING');
+      await t.post('/sandbox/clock', { advanceSeconds: 60 });
+      await rx.waitFor(2);
+      const done = await eventually(async () => (await events(t, inv.id)).find((e) => e.status === 'DELIVERED'), 'DELIVERED');
+      assert.equal(done.attempts, 2);
+      assert.deepEqual((await attempts(t, ev!.id)).map((x) => x.status_code), [302, 200]);
+      assert.equal(rx.received[0]!.headers['x-service-delivery'], rx.received[1]!.headers['x-service-delivery']);
+    });
+
+    test('a connection failure is recorded and retried', async () => {
+      const inv = await makeInvoice(t, { webhook_url: 'https://127.0.0.1:1/nothing-listens' });
+      await record(t, inv, 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      const a = await eventually(async () => (await attempts(t, ev!.id))[0], 'attempt recorded');
+      assert.equal(a.status_code, null);
+      assert.ok(a.error);
+      const job = await eventually(async () => {
+        const j = await t.app.sunap.store.db.selectFrom('jobs').selectAll().where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirst();
+        return j && j.lease_owner === null && j.status === 'PENDING' ? j : undefined;
+      }, 'job rescheduled');
+      assert.equal(job.attempts, 1);
+      assert.ok(job.run_at >= t.app.sunap.clock.nowMs() + 50_000, 'next attempt in about a minute');
+    });
+  });
+
+  describe(`invoicing webhooks, private targets refused [${engine}]`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    before(async () => {
+      t = await startApp(engine, { SUNAP_ALLOW_PRIVATE_TARGETS: 'false' });
+      rx = await new Receiver().start();
+    });
+    after(async () => {
+      await rx?.close();
+      await t?.close();
+    });
+
+    test('a loopback webhook URL is refused at connect time and recorded', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/inside` });
+      await record(t, inv, 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      const a = await eventually(async () => (await attempts(t, ev!.id))[0], 'attempt recorded');
+      assert.equal(a.status_code, null);
+      assert.match(a.error ?? '', /private|not allowed/i);
+      assert.equal(rx.received.length, 0);
+    });
+  });
+}
