@@ -23,6 +23,11 @@ export interface PublicItem {
   qty: number;
 }
 
+/** A line with its net (after discount), which the page shows; the API shows name, price and qty. */
+export interface PublicLine extends PublicItem {
+  net: number;
+}
+
 export interface PublicInvoice {
   transSeqNo: string;
   status: string;
@@ -37,7 +42,7 @@ export interface PublicInvoice {
   issuedAt: string;
   paidAt: string | null;
   canceledAt: string | null;
-  items: PublicItem[];
+  items: PublicLine[];
 }
 
 /** 01012345678 → 010-****-5678; the middle digits are hidden whatever the length. */
@@ -54,7 +59,7 @@ export function maskPhone(phone: string): string {
  * price and quantity are shown, and a line that cannot be read is left out rather than
  * failing the page.
  */
-export function publicItems(itemsJson: string | null): PublicItem[] {
+export function publicItems(itemsJson: string | null): PublicLine[] {
   if (!itemsJson) return [];
   let parsed: unknown;
   try {
@@ -63,14 +68,15 @@ export function publicItems(itemsJson: string | null): PublicItem[] {
     return [];
   }
   if (!Array.isArray(parsed)) return [];
-  const out: PublicItem[] = [];
+  const out: PublicLine[] = [];
   for (const it of parsed) {
     if (!it || typeof it !== 'object') continue;
     const o = it as Record<string, unknown>;
     const price = Number(o.price ?? o.unitPrice);
     const qty = o.qty === undefined || o.qty === null ? 1 : Number(o.qty);
     if (typeof o.name !== 'string' || !Number.isFinite(price) || !Number.isFinite(qty)) continue;
-    out.push({ name: o.name, price, qty });
+    const net = Number(o.amount ?? price * qty);
+    out.push({ name: o.name, price, qty, net: Number.isFinite(net) ? net : price * qty });
   }
   return out;
 }
@@ -173,6 +179,6 @@ export function publicInvoiceRoutes(app: FastifyInstance): void {
     const view = await lookupPublicInvoice(app, transSeqNo);
     if (!view) throw new AppError('NOT_FOUND', 'transSeqNo: no invoice with this number');
     req.resultCode = '0';
-    return appEnvelope(0, 'SUCCESS', view);
+    return appEnvelope(0, 'SUCCESS', { ...view, items: view.items.map(({ name, price, qty }) => ({ name, price, qty })) });
   });
 }

@@ -27,7 +27,7 @@ export function renderInvoicePage(v: PublicInvoice): string {
 <caption>청구 항목</caption>
 <thead><tr><th scope="col">항목</th><th scope="col" class="num">단가</th><th scope="col" class="num">수량</th><th scope="col" class="num">금액</th></tr></thead>
 <tbody>
-${v.items.map((it) => html`<tr><td class="name">${it.name}</td><td class="num">${won(it.price)}</td><td class="num">${it.qty}</td><td class="num">${won(it.price * it.qty)}</td></tr>
+${v.items.map((it) => html`<tr><td class="name">${it.name}</td><td class="num">${won(it.price)}</td><td class="num">${it.qty}</td><td class="num">${won(it.net)}</td></tr>
 `)}</tbody>
 <tfoot><tr><th scope="row" colspan="3">합계</th><td class="num">${won(v.amount)}</td></tr></tfoot>
 </table>
