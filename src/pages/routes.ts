@@ -1,4 +1,100 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { returnUrlFor, type Payment } from '../gateway/service.js';
+import { SUNAP_CSS, SUNAP_CSS_ETAG } from './assets.js';
+import { field, parseCardForm } from './card-form.js';
+import { pageHeaders } from './html.js';
+import {
+  formTargets, pageLink, paymentPagePaths, renderNotFound, renderPaymentForm, renderProblem, renderReceipt, renderStatePage,
+  type FormState, type PageContext,
+} from './payment-page.js';
 
-/** Payment page and public invoice page: server-rendered, mobile-first, no JavaScript needed. */
-export async function pageRoutes(_app: FastifyInstance): Promise<void> {}
+/** RESULT_MSG handed to RETURN_URL after an approval (the same words as the sandbox pay call). */
+export const APPROVED_MSG = '승인되었습니다';
+
+/**
+ * Payment page (decisions §4): GET `{payment_page_url}?tid&token` shows the form, the receipt or
+ * the payment's state; POST `{path}/pay` takes the urlencoded card form. Registered encapsulated
+ * (app.register), so the HTML error handler below applies to these routes only.
+ *
+ * Card data (number, expiry, password digits, birth date) lives only in this request: it goes to
+ * gateway.pay and nowhere else. Nothing here logs a request body or a field of it, and the form
+ * is never re-rendered with those values.
+ */
+export async function pageRoutes(app: FastifyInstance): Promise<void> {
+  const { config, gateway, clock } = app.sunap;
+  const paths = paymentPagePaths(config.paymentPageUrl);
+  const sandbox = config.mode === 'sandbox';
+
+  const page = (reply: FastifyReply, status: number, body: string, targets: string[] = []) =>
+    reply.code(status).headers(pageHeaders(targets)).send(body);
+  const notFound = (reply: FastifyReply) => page(reply, 404, renderNotFound());
+
+  // Body parse failures (wrong content type, too large) and anything unexpected: an HTML page,
+  // never the JSON envelope, and never the request body in the log.
+  app.setErrorHandler(async (err: Error & { statusCode?: number }, req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'payment page failed');
+    else req.log.info({ status, code: (err as { code?: string }).code }, 'payment page request refused');
+    return page(reply, status, renderProblem(status));
+  });
+
+  app.get('/assets/sunap.css', { schema: { hide: true } }, async (req, reply) => {
+    // The URL is fixed by layout() (no version in it), so a week plus an ETag rather than "immutable".
+    reply.header('cache-control', 'public, max-age=604800').header('etag', SUNAP_CSS_ETAG);
+    if (req.headers['if-none-match'] === SUNAP_CSS_ETAG) return reply.code(304).send();
+    return reply.type('text/css; charset=utf-8').send(SUNAP_CSS);
+  });
+
+  const formState = (tid: string, token: string, over: Partial<FormState> = {}): FormState => ({ tid, token, action: paths.pay, ...over });
+
+  /** What a GET shows for a payment in any state; also where a post lands when the payment moved on. */
+  const showPayment = (reply: FastifyReply, ctx: PageContext, tid: string, token: string) => {
+    const p = ctx.payment;
+    if (p.state === 'STORE_REQUEST') return page(reply, 200, renderPaymentForm(ctx, formState(tid, token)), formTargets(p));
+    if (p.state === 'APPROVE_COMPLETE') return page(reply, 200, renderReceipt(ctx, returnUrlFor(p, '0000', APPROVED_MSG)));
+    return page(reply, 200, renderStatePage(ctx));
+  };
+
+  app.get(paths.page, { schema: { hide: true } }, async (req, reply) => {
+    const q = (req.query ?? {}) as Record<string, unknown>;
+    const found = await gateway.paymentForPage(q.tid, q.token);
+    if (!found) return notFound(reply);
+    return showPayment(reply, { ...found, sandbox }, q.tid as string, q.token as string);
+  });
+
+  app.post(paths.pay, { schema: { hide: true } }, async (req, reply) => {
+    const tid = field(req.body, 'tid');
+    const token = field(req.body, 'token');
+    const found = await gateway.paymentForPage(tid, token);
+    if (!found) return notFound(reply);
+    const ctx: PageContext = { ...found, sandbox };
+    const receipt = pageLink(paths.page, tid, token);
+    const again = (status: number, payment: Payment, over: Partial<FormState>) =>
+      page(reply, status, renderPaymentForm({ ...ctx, payment }, formState(tid, token, over)), formTargets(payment));
+
+    // A second post for a paid (or closed) payment shows where it stands; it never pays again.
+    if (found.payment.state !== 'STORE_REQUEST') return reply.code(303).headers(pageHeaders()).header('location', receipt).send();
+
+    const form = parseCardForm(req.body, found.payment.amount, clock.nowMs());
+    if (!form.ok) return again(400, found.payment, { errors: form.errors, installment: form.installment });
+
+    const r = await gateway.pay(found.payment.id, form.card, form.installment);
+    switch (r.outcome) {
+      case 'APPROVED': {
+        const back = returnUrlFor(r.payment, '0000', APPROVED_MSG);
+        // form-action of the page that posted lists RETURN_URL's origin, so this redirect is allowed.
+        return reply.code(303).headers(pageHeaders(formTargets(r.payment))).header('location', back ?? receipt).send();
+      }
+      case 'DECLINED':
+      case 'ERROR':
+        return again(200, r.payment, { alert: `결제가 승인되지 않았습니다: ${r.message}. 다른 카드로 다시 시도해 주세요.`, installment: form.installment });
+      case 'INVALID':
+        return again(400, r.payment, { errors: { installment: `할부 기간: ${r.message}` }, installment: '00' });
+      case 'STATE':
+        if (r.payment.state === 'STORE_REQUEST') {
+          return again(409, r.payment, { alert: '이 결제는 지금 다른 창에서 처리 중입니다. 잠시 후 결제 링크를 다시 열어 확인해 주세요.', installment: form.installment });
+        }
+        return reply.code(303).headers(pageHeaders()).header('location', receipt).send();
+    }
+  });
+}
