@@ -88,10 +88,22 @@ export function webhookHandler(db: Kysely<Database>, http: HttpOut, clock: Clock
       const final = job.attempts >= job.max_attempts;
       try {
         if (inv?.webhook_secret_sealed) {
+          let secret: string;
+          try {
+            secret = box.open(inv.webhook_secret_sealed);
+          } catch (err) {
+            // Never send unsigned what the partner expects signed; keep the failure visible with the other attempts.
+            await db.insertInto('outbound_attempts').values({
+              job_id: job.id, target: 'WEBHOOK', ref_id: String(ev.id), attempt_no: job.attempts, url: ev.url, status_code: null,
+              error: `not sent: the webhook secret cannot be opened (${(err as Error).message})`.slice(0, 300), duration_ms: 0,
+              created_at: clock.nowMs(),
+            }).execute();
+            throw err;
+          }
           // Wall clock on purpose (decisions §8): receivers check t against their own clocks,
           // so a moved sandbox clock must not make every signature look stale.
           const t = Math.floor(Date.now() / 1000);
-          headers['x-service-signature'] = webhookSignature(box.open(inv.webhook_secret_sealed), t, body);
+          headers['x-service-signature'] = webhookSignature(secret, t, body);
         }
         await deliver(db, http, {
           jobId: job.id, target: 'WEBHOOK', refId: String(ev.id), attemptNo: job.attempts, url: ev.url, body, headers,

@@ -220,6 +220,15 @@ for (const engine of engines) {
       assert.equal(rx.received[0]!.headers['x-service-delivery'], rx.received[1]!.headers['x-service-delivery']);
     });
 
+    test('a secret that cannot be opened: nothing is sent unsigned, the failure is recorded', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/sealed`, webhook_secret_sealed: 'v1.deadbeef.x.y.z' });
+      await record(t, inv, 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      const a = await eventually(async () => (await attempts(t, ev!.id))[0], 'attempt recorded');
+      assert.match(a.error ?? '', /^not sent: the webhook secret cannot be opened/);
+      assert.equal(rx.received.length, 0);
+    });
+
     test('a connection failure is recorded and retried', async () => {
       const inv = await makeInvoice(t, { webhook_url: 'https://127.0.0.1:1/nothing-listens' });
       await record(t, inv, 'bill.paid');
