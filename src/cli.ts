@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { migrate, openStore } from './db/index.js';
 import { createPlatform, createStore, OperatorError, rotateKey } from './gateway/merchants.js';
+import { Commands as InvoicingCommands } from './invoicing/cli.js';
 import { ServiceClock } from './platform/clock.js';
 import { ConfigError, loadConfig } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
@@ -64,6 +65,7 @@ const commands: Commands = {
       });
     },
   },
+  ...InvoicingCommands,
 };
 
 function print(json: boolean, result: Record<string, unknown>): void {

@@ -1,0 +1,214 @@
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { AccountTable, AuthTokenTable, InvoiceTable, LedgerTable, SendTable } from '../db/schema.js';
+
+/**
+ * SQL of the invoicing side. Every function on tenant data takes the account id and filters
+ * by it (design note 11); the few that do not say who may call them.
+ */
+export type Db = Kysely<Database> | Transaction<Database>;
+export type Account = Selectable<AccountTable>;
+export type Invoice = Selectable<InvoiceTable>;
+export type Send = Selectable<SendTable>;
+export type AuthToken = Selectable<AuthTokenTable>;
+
+// ---- accounts and tokens -------------------------------------------------------------------
+
+export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function findAccountById(db: Db, id: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertTokens(db: Db, rows: Insertable<AuthTokenTable>[]): Promise<void> {
+  await db.insertInto('auth_tokens').values(rows).execute();
+}
+
+/** A token by its hash, with its account: the hash is the credential, so no tenant filter. */
+export async function findToken(db: Db, kind: 'ACCESS' | 'REFRESH', hash: string) {
+  return db.selectFrom('auth_tokens').innerJoin('accounts', 'accounts.id', 'auth_tokens.account_id')
+    .selectAll('auth_tokens').select(['accounts.invoicing_enabled'])
+    .where('auth_tokens.token_hash', '=', hash).where('auth_tokens.kind', '=', kind)
+    .executeTakeFirst();
+}
+
+/** Marks a refresh token used, once: false when another request rotated or revoked it first. */
+export async function rotateToken(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('auth_tokens').set({ rotated_at: now })
+    .where('id', '=', id).where('rotated_at', 'is', null).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function revokeFamily(db: Db, accountId: string, familyId: string, now: number): Promise<void> {
+  await db.updateTable('auth_tokens').set({ revoked_at: now })
+    .where('account_id', '=', accountId).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
+}
+
+export async function getThrottle(db: Db, key: string) {
+  return db.selectFrom('login_throttle').selectAll().where('key', '=', key).executeTakeFirst();
+}
+
+export async function recordLoginFailure(db: Db, key: string, now: number, restart: boolean): Promise<void> {
+  await db.insertInto('login_throttle').values({ key, failures: 1, last_failure_at: now })
+    .onConflict((oc) => oc.column('key').doUpdateSet({
+      failures: restart ? sql<number>`1` : sql<number>`login_throttle.failures + 1`,
+      last_failure_at: now,
+    }))
+    .execute();
+}
+
+export async function clearThrottle(db: Db, key: string): Promise<void> {
+  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+}
+
+// ---- wallet and ledger (design note 5) -----------------------------------------------------
+
+export async function balance(db: Db, accountId: string): Promise<number> {
+  const w = await db.selectFrom('wallets').select('balance').where('account_id', '=', accountId).executeTakeFirst();
+  return w ? Number(w.balance) : 0;
+}
+
+/** Takes n points if, and only if, the balance covers them (compare-and-set). */
+export async function debit(db: Db, accountId: string, n: number, now: number): Promise<boolean> {
+  const r = await db.updateTable('wallets').set((eb) => ({ balance: eb('balance', '-', n), updated_at: now }))
+    .where('account_id', '=', accountId).where('balance', '>=', n).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function credit(db: Db, accountId: string, n: number, now: number): Promise<void> {
+  await db.updateTable('wallets').set((eb) => ({ balance: eb('balance', '+', n), updated_at: now }))
+    .where('account_id', '=', accountId).execute();
+}
+
+/**
+ * Writes ledger rows; a row whose (account, kind, ref) exists already is skipped (the unique
+ * index makes a reservation or refund happen once). Returns how many were written.
+ */
+export async function addLedger(db: Db, rows: Insertable<LedgerTable>[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const written = await db.insertInto('ledger').values(rows)
+    .onConflict((oc) => oc.columns(['account_id', 'kind', 'ref']).where('ref', 'is not', null).doNothing())
+    .returning('id').execute();
+  return written.length;
+}
+
+export async function ledgerSum(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('ledger').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), sql<number>`0`).as('s'))
+    .where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.s);
+}
+
+// ---- invoices ------------------------------------------------------------------------------
+
+/** An invoice of this account by uniqueId or numeric id; deleted ones only when asked. */
+export async function findInvoice(db: Db, accountId: string, id: string | number, opts: { withDeleted?: boolean } = {}): Promise<Invoice | undefined> {
+  let q = db.selectFrom('invoices').selectAll().where('account_id', '=', accountId);
+  const s = String(id);
+  if (/^\d{1,15}$/.test(s)) q = q.where('id', '=', Number(s));
+  else q = q.where('unique_id', '=', s);
+  if (!opts.withDeleted) q = q.where('deleted_at', 'is', null);
+  return q.executeTakeFirst();
+}
+
+export async function findInvoiceByRequestId(db: Db, accountId: string, requestId: string): Promise<Invoice | undefined> {
+  return db.selectFrom('invoices').selectAll().where('account_id', '=', accountId).where('request_id', '=', requestId).executeTakeFirst();
+}
+
+/** The invoice behind a gateway payment; the payment listener's lookup (same store only). */
+export async function findInvoiceByPayment(db: Db, paymentId: string, storeCode: string): Promise<Invoice | undefined> {
+  return db.selectFrom('invoices').selectAll().where('payment_id', '=', paymentId).where('store_code', '=', storeCode).executeTakeFirst();
+}
+
+export async function insertInvoices(db: Db, rows: Insertable<InvoiceTable>[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < rows.length; i += 200) {
+    const out = await db.insertInto('invoices').values(rows.slice(i, i + 200)).returning(['id', 'unique_id']).execute();
+    for (const r of out) ids.set(r.unique_id, Number(r.id));
+  }
+  return ids;
+}
+
+export async function listInvoices(db: Db, accountId: string, opts: { from?: number; to?: number; offset: number; limit: number }) {
+  let q = db.selectFrom('invoices').where('account_id', '=', accountId).where('deleted_at', 'is', null);
+  if (opts.from !== undefined && opts.to !== undefined) q = q.where('created_at', '>=', opts.from).where('created_at', '<', opts.to);
+  const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();
+  return { rows, total: Number(total.n) };
+}
+
+export async function setPaymentId(db: Db, invoiceId: number, paymentId: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('invoices').set({ payment_id: paymentId, updated_at: now })
+    .where('id', '=', invoiceId).where('payment_id', 'is', null).where('deleted_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes the invoice's row lock (PostgreSQL) while it is still resendable, so two resends of
+ * one invoice serialize; false when it is no longer PENDING or was deleted.
+ */
+export async function touchPending(db: Db, accountId: string, invoiceId: number, now: number): Promise<boolean> {
+  const r = await db.updateTable('invoices').set({ updated_at: now })
+    .where('id', '=', invoiceId).where('account_id', '=', accountId).where('status', '=', 'PENDING').where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function markDeleted(db: Db, accountId: string, invoiceId: number, now: number, opts: { paymentIdIsNull: boolean }): Promise<boolean> {
+  let q = db.updateTable('invoices').set({ deleted_at: now, updated_at: now })
+    .where('id', '=', invoiceId).where('account_id', '=', accountId).where('status', '=', 'PENDING').where('deleted_at', 'is', null);
+  if (opts.paymentIdIsNull) q = q.where('payment_id', 'is', null);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Compare-and-set of the invoice status, returning the updated row (for the webhook body). */
+export async function transitionInvoice(db: Db, invoiceId: number, from: string, set: { status: string; done_at?: number; canceled_at?: number; updated_at: number }): Promise<Invoice | undefined> {
+  return db.updateTable('invoices').set(set).where('id', '=', invoiceId).where('status', '=', from).returningAll().executeTakeFirst();
+}
+
+export async function monthTotals(db: Db, accountId: string, column: 'done_at' | 'canceled_at', from: number, to: number): Promise<{ count: number; amount: number }> {
+  const r = await db.selectFrom('invoices')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.coalesce(eb.fn.sum<number>('amount'), sql<number>`0`).as('s')])
+    .where('account_id', '=', accountId).where(column, '>=', from).where(column, '<', to)
+    .executeTakeFirstOrThrow();
+  return { count: Number(r.n), amount: Number(r.s) };
+}
+
+// ---- sends ---------------------------------------------------------------------------------
+
+export async function insertSends(db: Db, rows: Insertable<SendTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 300) await db.insertInto('sends').values(rows.slice(i, i + 300)).execute();
+}
+
+/** A send by id: for the send job, which was handed the id by this service. */
+export async function findSend(db: Db, id: string): Promise<Send | undefined> {
+  return db.selectFrom('sends').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function sendsOf(db: Db, accountId: string, invoiceId: number): Promise<Send[]> {
+  return db.selectFrom('sends').selectAll().where('account_id', '=', accountId).where('invoice_id', '=', invoiceId)
+    .orderBy('created_at').orderBy('id').execute();
+}
+
+export async function hasOpenSend(db: Db, accountId: string, invoiceId: number): Promise<boolean> {
+  const r = await db.selectFrom('sends').select('id').where('account_id', '=', accountId).where('invoice_id', '=', invoiceId)
+    .where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+  return !!r;
+}
+
+/** WAITING → ACCEPTING (or still ACCEPTING after a crash): false once the send is settled. */
+export async function markAccepting(db: Db, id: string): Promise<boolean> {
+  const r = await db.updateTable('sends').set({ status: 'ACCEPTING' }).where('id', '=', id).where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function settleSend(db: Db, id: string, set: Partial<Send> & { status: 'SUCCESS' | 'FAILED' }): Promise<boolean> {
+  const r = await db.updateTable('sends').set(set).where('id', '=', id).where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function setDeliveryStatus(db: Db, accountId: string, sendId: string, status: string): Promise<void> {
+  await db.updateTable('sends').set({ delivery_status: status }).where('id', '=', sendId).where('account_id', '=', accountId).execute();
+}

@@ -1,0 +1,186 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/**
+ * Invoicing request and response shapes (interface section B, decisions §5 limits). One
+ * schema drives validation (`field: reason`, HTTP 400 / -20), the TypeScript types and /docs.
+ * Optional fields accept null as absent: the routes drop nulls before validating.
+ */
+const MAX_INT = 2_147_483_647;
+
+const Phone = Type.String({ pattern: '^\\d{10,11}$', 'x-reason': 'must be 10 to 11 digits', examples: ['01012345678'] });
+const amount = (description?: string) => Type.Integer({
+  minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 (the minimum amount is 100 won) to 2147483647', description,
+});
+const Amount = amount();
+const Reason = Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters' });
+const Description = Type.String({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters' });
+export const SEND_CHANNELS = ['ALIMTALK', 'SMS', 'ALIMTALK_THEN_SMS'] as const;
+export type SendChannel = (typeof SEND_CHANNELS)[number];
+
+export const BillItem = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 20 }),
+  price: Type.Integer({ minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 to 2147483647' }),
+  qty: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1' })),
+  discountAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'Won for AMOUNT, percent for RATE (floored)' })),
+  discountUnit: Type.Optional(Type.Union([Type.Literal('AMOUNT'), Type.Literal('RATE')], { description: 'Default AMOUNT' })),
+  type: Type.Optional(Type.String({ maxLength: 20, description: 'Free text' })),
+});
+export type BillItem = Static<typeof BillItem>;
+
+const Items = Type.Array(BillItem, { minItems: 1, maxItems: 100, description: 'The net sum of the items must equal the amount' });
+
+const Member = Type.Object({
+  studentName: Type.String({ minLength: 1, maxLength: 30 }),
+  studentPhone: Phone,
+  guardianPhone: Type.Optional(Type.String({ pattern: '^\\d{10,11}$', 'x-reason': 'must be 10 to 11 digits', description: 'When present, the message goes to this number' })),
+  studentBirthDate: Type.Optional(Type.String({ maxLength: 20, description: 'Stored, not required' })),
+  classroomId: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Integer()], { description: 'Stored, not required' })),
+});
+
+const RecipientItem = Type.Object({
+  studentName: Type.String({ minLength: 1, maxLength: 30 }),
+  studentPhone: Phone,
+  amount: Amount,
+  items: Type.Optional(Items),
+  reason: Type.Optional(Reason),
+  description: Type.Optional(Description),
+});
+
+export const CreateBillBody = Type.Object({
+  templateType: Type.Optional(Type.Union([Type.Literal('SAME'), Type.Literal('INDIVIDUAL')], { description: 'Default SAME' })),
+  requestId: Type.Optional(Type.String({
+    pattern: '^[A-Za-z0-9_-]{8,64}$', 'x-reason': 'must be 8 to 64 letters, digits, _ or -',
+    description: 'Idempotency key: a repeat with the same content creates nothing new; one recipient only',
+  })),
+  reason: Reason,
+  description: Type.Optional(Description),
+  amount: Type.Optional(amount('Required for SAME; may be omitted for INDIVIDUAL')),
+  sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)), { description: 'Default ALIMTALK' })),
+  webhookUrl: Type.Optional(Type.String({ maxLength: 500, pattern: '^https://', 'x-reason': 'must start with https://' })),
+  webhookSecret: Type.Optional(Type.String({
+    pattern: '^[\\x21-\\x7E]{16,128}$', 'x-reason': 'must be 16 to 128 printable ASCII characters without spaces',
+    description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature',
+  })),
+  members: Type.Array(Member, { minItems: 1, maxItems: 1000 }),
+  items: Type.Optional(Items),
+  billTemplateId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Integer()])),
+  recipientItems: Type.Optional(Type.Array(RecipientItem, { minItems: 1, maxItems: 1000, description: 'INDIVIDUAL: one entry per member, same studentName and studentPhone' })),
+  relatedSubject: Type.Optional(Type.String({ maxLength: 100 })),
+  etc: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type CreateBillBody = Static<typeof CreateBillBody>;
+
+export const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 200 }),
+  loginType: Type.Optional(Type.Literal('EMAIL')),
+});
+export const RefreshBody = Type.Object({ refreshToken: Type.String({ minLength: 1, maxLength: 200 }) });
+
+export const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', 'x-reason': 'must be yyyy-MM' });
+export const ListQuery = Type.Object({
+  month: Type.Optional(Month),
+  page: Type.Optional(Type.String({ pattern: '^[1-9]\\d{0,8}$', 'x-reason': 'must be a whole number from 1', description: 'From 1 (default 1)' })),
+  size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 20)' })),
+});
+export const SummaryQuery = Type.Object({ month: Type.Optional(Month) });
+export const BillParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'uniqueId (UUID) or numeric id' }) });
+export const ResendBody = Type.Object({
+  billIds: Type.Array(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Integer()]), { minItems: 1, maxItems: 100, description: 'uniqueIds (or numeric ids)' }),
+});
+
+// ---- responses -------------------------------------------------------------------------
+
+const N = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+const Time = Type.String({ description: "yyyy-MM-dd'T'HH:mm:ss, KST" });
+
+export const Envelope = <T extends TSchema>(data: T) => Type.Object({
+  result_code: Type.Integer({ description: '0 on success' }), result_msg: Type.String(), result_data: data,
+});
+export const ErrorEnvelope = Envelope(Type.Null());
+
+export const TokenPair = Type.Object({
+  accessToken: Type.String(), refreshToken: Type.String(),
+  accessTokenExpiresIn: Type.Integer({ description: 'Seconds (3600)' }),
+});
+
+export const PointsView = Type.Object({
+  balance: Type.Integer(),
+  costs: Type.Object({ ALIMTALK: Type.Integer(), SMS: Type.Integer() }),
+});
+
+const billFields = {
+  id: Type.Integer(),
+  uniqueId: Type.String(),
+  paymentId: Type.String({ description: 'Gateway transaction number (TRANS_SEQNO)' }),
+  transSeqNo: Type.String(),
+  status: Type.String({ description: 'PENDING, DONE or CANCELED' }),
+  sendStatus: Type.String({ description: 'WAITING, SENT or FAILED' }),
+  templateType: Type.String(),
+  receiver: Type.Object({ name: Type.String(), phone: Type.String() }),
+  guardianPhone: N(Type.String()),
+  amount: Type.Integer(),
+  reason: Type.String(),
+  createDateTime: Time,
+  doneDateTime: N(Time),
+  canceledDateTime: N(Time),
+  firstSentAt: N(Time),
+  lastSentAt: N(Time),
+  sendCount: Type.Integer(),
+  sendChannel: Type.String(),
+  requestId: N(Type.String()),
+};
+export const BillSummary = Type.Object(billFields);
+export const BillList = Type.Object({
+  bills: Type.Array(BillSummary), page: Type.Integer(), size: Type.Integer(), totalCount: Type.Integer(),
+});
+
+const ItemView = Type.Object({
+  name: Type.String(), price: Type.Integer(), qty: Type.Integer(), discountAmount: Type.Integer(),
+  discountUnit: Type.String(), type: N(Type.String()), amount: Type.Integer({ description: 'Net of the line' }),
+});
+
+export const BillDetail = Type.Object({
+  bill: Type.Object({
+    ...billFields,
+    description: N(Type.String()),
+    items: Type.Array(ItemView),
+    webhookUrl: N(Type.String()),
+    billTemplateId: N(Type.String()),
+    relatedSubject: N(Type.String()),
+    etc: N(Type.String()),
+    studentBirthDate: N(Type.String()),
+    classroomId: N(Type.String()),
+  }),
+  payment: N(Type.Object({
+    acceptNumber: Type.String(),
+    payCompany: Type.String(),
+    installmentMonth: Type.Integer(),
+    paymentDateTime: Type.String({ description: 'yyyy-MM-dd HH:mm:ss, KST' }),
+    cancelDateTime: N(Type.String({ description: 'yyyy-MM-dd HH:mm:ss, KST' })),
+  })),
+  sendInfo: Type.Object({ firstSentAt: N(Time), lastSentAt: N(Time), sendCount: Type.Integer() }),
+  sendHistories: Type.Array(Type.Object({
+    sendType: Type.String({ description: 'INITIAL or RESEND' }),
+    sendResult: Type.String({ description: 'SUCCESS, FAILED, or WAITING while in progress' }),
+    sendChannel: Type.String({ description: 'The channel actually used' }),
+    sentAt: N(Time),
+    receiverPhone: Type.String(),
+    errorMessage: N(Type.String()),
+    deliveryStatus: N(Type.String({ description: 'ACCEPTED, DELIVERED or FAILED (refresh-status updates it)' })),
+  })),
+});
+
+export const ResendSummary = Type.Object({
+  uniqueId: Type.String(),
+  status: N(Type.String()),
+  sendCount: N(Type.Integer()),
+  lastSentAt: N(Time),
+  resendResult: Type.String({ description: 'SUCCESS, FAILED or SKIPPED' }),
+  reason: N(Type.String()),
+});
+
+export const SalesSummary = Type.Object({
+  month: Type.String(), paidCount: Type.Integer(), paidAmount: Type.Integer(),
+  canceledCount: Type.Integer(), canceledAmount: Type.Integer(), netAmount: Type.Integer(),
+});

@@ -1,0 +1,65 @@
+import type { Payment } from '../gateway/service.js';
+import { kstIso, kstSpaced } from '../platform/clock.js';
+import { parseItems } from './items.js';
+import type { Invoice, Send } from './repository.js';
+
+/** Response shapes (decisions §5): KST yyyy-MM-dd'T'HH:mm:ss, never the webhook secret. */
+const t = (ms: number | null) => (ms === null ? null : kstIso(ms));
+
+export function billSummary(inv: Invoice) {
+  return {
+    id: Number(inv.id),
+    uniqueId: inv.unique_id,
+    paymentId: inv.trans_seqno,
+    transSeqNo: inv.trans_seqno,
+    status: inv.status,
+    sendStatus: inv.send_status,
+    templateType: inv.template_type,
+    receiver: { name: inv.receiver_name, phone: inv.receiver_phone },
+    guardianPhone: inv.guardian_phone,
+    amount: Number(inv.amount),
+    reason: inv.reason,
+    createDateTime: kstIso(inv.created_at),
+    doneDateTime: t(inv.done_at),
+    canceledDateTime: t(inv.canceled_at),
+    firstSentAt: t(inv.first_sent_at),
+    lastSentAt: t(inv.last_sent_at),
+    sendCount: Number(inv.send_count),
+    sendChannel: inv.send_channel,
+    requestId: inv.request_id,
+  };
+}
+
+export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Send[]) {
+  const paid = payment && payment.approval_at !== null;
+  return {
+    bill: {
+      ...billSummary(inv),
+      description: inv.description,
+      items: parseItems(inv.items_json),
+      webhookUrl: inv.webhook_url,
+      billTemplateId: inv.bill_template_id,
+      relatedSubject: inv.related_subject,
+      etc: inv.etc,
+      studentBirthDate: inv.student_birth_date,
+      classroomId: inv.classroom_id,
+    },
+    payment: paid ? {
+      acceptNumber: payment.approval_number ?? '',
+      payCompany: payment.issuer_name ?? '',
+      installmentMonth: Number(payment.installment_month ?? '0'),
+      paymentDateTime: kstSpaced(payment.approval_at!),
+      cancelDateTime: payment.cancel_at !== null ? kstSpaced(payment.cancel_at) : null,
+    } : null,
+    sendInfo: { firstSentAt: t(inv.first_sent_at), lastSentAt: t(inv.last_sent_at), sendCount: Number(inv.send_count) },
+    sendHistories: sends.map((s) => ({
+      sendType: s.send_type,
+      sendResult: s.status === 'SUCCESS' || s.status === 'FAILED' ? s.status : 'WAITING',
+      sendChannel: s.channel_used ?? s.channel_requested,
+      sentAt: t(s.sent_at),
+      receiverPhone: s.receiver_phone,
+      errorMessage: s.error_message,
+      deliveryStatus: s.delivery_status,
+    })),
+  };
+}

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
+import type { TestApp } from '../helpers/app.js';
+
+/** Shared by the invoicing suites: an account with points and a token, and request helpers. */
+export interface Login {
+  accountId: string;
+  email: string;
+  password: string;
+  token: string;
+  refreshToken: string;
+  h: Record<string, string>;
+}
+
+export async function newAccount(t: TestApp, opts: { points?: number; storeCode?: string } = {}): Promise<Login> {
+  const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
+  const password = 'correct horse battery';
+  const now = t.app.sunap.clock.nowMs();
+  const { accountId } = await createAccount(t.app.sunap.store.db, now, { email, password, storeCode: opts.storeCode ?? t.storeCode });
+  if (opts.points) await grantPoints(t.app.sunap.store.db, now, { email, amount: opts.points });
+  const r = await t.post('/app/v1/auth/login', { email, password, loginType: 'EMAIL' });
+  if (r.body?.result_code !== 0) throw new Error(`login failed: ${JSON.stringify(r.body)}`);
+  const { accessToken, refreshToken } = r.body.result_data;
+  return { accountId, email, password, token: accessToken, refreshToken, h: { 'x-access-token': accessToken } };
+}
+
+export async function call(t: TestApp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  const res = await fetch(t.url + path, {
+    method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body: parsed };
+}
+
+export function billBody(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    reason: '11월 수강료',
+    description: '매월 10일까지 납부 부탁드립니다',
+    amount: 128000,
+    members: [{ studentName: '홍길동', studentPhone: '01012345678' }],
+    ...over,
+  };
+}
+
+/** Creates one invoice and returns its uniqueId (the newest in the list). */
+export async function createOne(t: TestApp, a: Login, over: Record<string, unknown> = {}): Promise<string> {
+  const r = await t.post('/app/v1/sales/bill', billBody(over), a.h);
+  if (r.body?.result_code !== 0) throw new Error(`create failed: ${JSON.stringify(r.body)}`);
+  const list = await t.get('/app/v1/sales/bill?size=1', a.h);
+  return list.body.result_data.bills[0].uniqueId;
+}
+
+/** Polls the detail until the send left WAITING (the send job ran). */
+export async function waitSent(t: TestApp, a: Login, id: string, timeoutMs = 15_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await t.get(`/app/v1/sales/bill/${id}`, a.h);
+    const d = r.body?.result_data;
+    if (d && d.bill.sendStatus !== 'WAITING') return d;
+    if (Date.now() > until) throw new Error(`invoice ${id} still WAITING: ${JSON.stringify(r.body)}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+}
+
+export async function points(t: TestApp, a: Login): Promise<number> {
+  const r = await t.get('/app/v1/points/me', a.h);
+  return r.body.result_data.balance;
+}
+
+/** The invariant of design note 5, read straight from the database. */
+export async function ledgerMatches(t: TestApp, accountId: string): Promise<{ balance: number; ledger: number }> {
+  const db = t.app.sunap.store.db;
+  const w = await db.selectFrom('wallets').select('balance').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const rows = await db.selectFrom('ledger').select('delta').where('account_id', '=', accountId).execute();
+  return { balance: Number(w.balance), ledger: rows.reduce((s, r) => s + Number(r.delta), 0) };
+}
