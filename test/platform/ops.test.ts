@@ -26,8 +26,12 @@ for (const engine of engines) {
       await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO });
       await t.gw('searchPayment', { TRANS_SEQNO: 'NOPE' });
       await t.pay(body.TRANS_SEQNO as string);
-      await t.app.sunap.worker.drain();
-      const m = await t.get('/metrics');
+      // The callback to an unreachable address fails once; wait for the worker to record it.
+      let m = await t.get('/metrics');
+      for (let i = 0; i < 200 && !/sunap_job_failures_total\{kind="gateway.callback"/.test(m.text); i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        m = await t.get('/metrics');
+      }
       assert.equal(m.status, 200);
       assert.match(m.headers.get('content-type')!, /text\/plain/);
       assert.match(m.text, /sunap_http_requests_total\{method="POST",route="\/api\/searchPayment",status="200",result_code="0000"\} 1/);
