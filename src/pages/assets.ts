@@ -24,16 +24,17 @@ a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,[t
 .facts{margin:.75rem 0 0;display:grid;grid-template-columns:auto 1fr;gap:.375rem 1rem}
 .facts dt{color:#4a5363}
 .facts dd{margin:0;text-align:right;font-weight:600;font-variant-numeric:tabular-nums}
-.facts .total{font-size:1.0625rem;font-weight:800}
+.facts .total{font-size:1.0625rem;font-weight:800;color:#10151f}
 .info{white-space:pre-line;background:#eef4ff;border-left:4px solid #0b57d0;border-radius:8px;padding:.75rem .875rem;margin:0 0 .875rem;color:#1a1f29}
-.table-wrap{overflow-x:auto;margin:0 -.25rem}
-table.items{width:100%;border-collapse:collapse;font-size:.875rem;font-variant-numeric:tabular-nums}
-table.items caption{text-align:left;font-weight:700;font-size:1.0625rem;padding:0 .25rem .5rem}
-table.items th,table.items td{padding:.5rem .25rem;border-bottom:1px solid #e3e7ee;vertical-align:top}
-table.items thead th{color:#4a5363;font-weight:600;font-size:.8125rem;white-space:nowrap}
-table.items .num{text-align:right;white-space:nowrap}
-table.items .name{min-width:6.5rem}
-table.items .publisher{display:block;color:#4a5363;font-size:.8125rem}
+.table-wrap{overflow-x:auto}
+table.items{width:100%;border-collapse:collapse;font-size:.9375rem;font-variant-numeric:tabular-nums}
+table.items caption{text-align:left;font-weight:700;font-size:1.0625rem;padding:0 0 .5rem}
+table.items th,table.items td{padding:.625rem .25rem;border-bottom:1px solid #e3e7ee;vertical-align:top;text-align:left}
+table.items thead th{color:#4a5363;font-weight:600;font-size:.8125rem;padding-top:0}
+table.items .num{text-align:right;white-space:nowrap;font-weight:700}
+table.items tbody th{font-weight:400}
+table.items .item-name{display:block;font-weight:700}
+table.items .publisher,table.items .detail{display:block;color:#4a5363;font-size:.8125rem}
 table.items tfoot th,table.items tfoot td{border-bottom:0;font-weight:800;font-size:1rem;padding-top:.75rem}
 form{margin:0}
 .field{margin:0 0 1rem}

@@ -96,27 +96,28 @@ function merchantHeader(store: Store, title: string): SafeHtml {
   return html`<header class="merchant"><p class="store">${store.name}</p><h1>${title}</h1></header>`;
 }
 
+/**
+ * Two columns so that a phone never hides the line amount: the item cell stacks name, publisher,
+ * "unit price × qty" and the discount; the amount sits on the right.
+ */
 function itemsTable(p: Payment): SafeHtml | null {
   const items = pageItems(p);
   if (items.length === 0) return null;
   const rows = items.map((it) => html`<tr>
-<th scope="row" class="name">${it.name}${it.publisher ? html`<span class="publisher">${it.publisher}</span>` : null}</th>
-<td class="num">${it.qty.toLocaleString('ko-KR')}</td>
-<td class="num">${won(it.unitPrice)}</td>
-<td class="num">${it.discount > 0 ? html`-${won(it.discount)}${it.rate !== null ? html`<br>(${it.rate}%)` : null}` : '-'}</td>
+<th scope="row" class="name"><span class="item-name">${it.name}</span>${it.publisher ? html`<span class="publisher">${it.publisher}</span>` : null}
+<span class="detail">${won(it.unitPrice)} × ${it.qty.toLocaleString('ko-KR')}개</span>
+${it.discount > 0 ? html`<span class="detail">할인 -${won(it.discount)}${it.rate !== null ? ` (${it.rate}%)` : ''}</span>` : null}</th>
 <td class="num">${won(it.net)}</td>
 </tr>`);
   return html`<section class="card">
-<div class="table-wrap" role="region" aria-label="주문 상품 표" tabindex="0">
 <table class="items">
 <caption>주문 상품</caption>
-<thead><tr><th scope="col">상품</th><th scope="col" class="num">수량</th><th scope="col" class="num">단가</th><th scope="col" class="num">할인</th><th scope="col" class="num">금액</th></tr></thead>
+<thead><tr><th scope="col">상품 (단가 × 수량, 할인)</th><th scope="col" class="num">금액</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-<tfoot><tr><th scope="row" colspan="4">합계</th><td class="num">${won(p.amount)}</td></tr></tfoot>
+<tfoot><tr><th scope="row">합계</th><td class="num">${won(p.amount)}</td></tr></tfoot>
 </table>
-</div>
 </section>`;
 }
 

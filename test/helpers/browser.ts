@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** The system Chromium; tests never download browsers. */
+export const CHROMIUM_PATH = process.env.SUNAP_CHROMIUM ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
+
+/** A phone-sized context (390x844, touch). `bypassCSP` only for contexts that inject axe. */
+export function mobileContext(browser: Browser, opts: { bypassCSP?: boolean } = {}): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+    locale: 'ko-KR', timezoneId: 'Asia/Seoul', bypassCSP: opts.bypassCSP ?? false,
+  });
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[]; html: string }[];
+}
+
+/** Runs axe-core on the current page; the context must have been made with `bypassCSP: true`. */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  await page.addScriptTag({ content: axeSource });
+  return page.evaluate(async () => {
+    const r = await (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } })
+      .axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, html: n.html })) }));
+  });
+}
+
+/** One line per violation, for assertion messages. */
+export function describeViolations(v: AxeViolation[]): string {
+  return v.map((x) => `${x.id} (${x.impact}): ${x.help} @ ${x.nodes.map((n) => n.html).join(' | ')}`).join('\n');
+}
