@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 import type { Insertable } from 'kysely';
 import type { InvoiceTable } from '../../src/db/schema.js';
+import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { recordWebhookEvent, WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
 import { kstIso } from '../../src/platform/clock.js';
 import { newId, webhookSignature } from '../../src/platform/crypto.js';
@@ -265,6 +266,76 @@ for (const engine of engines) {
       assert.equal(a.status_code, null);
       assert.match(a.error ?? '', /private|not allowed/i);
       assert.equal(rx.received.length, 0);
+    });
+  });
+
+  describe(`invoicing webhooks through the API [${engine}]`, () => {
+    let t: TestApp;
+    let rx: Receiver;
+    let auth: Record<string, string>;
+    before(async () => {
+      [t, rx] = await Promise.all([startApp(engine), new Receiver().start()]);
+      const now = t.app.sunap.clock.nowMs();
+      await createAccount(t.app.sunap.store.db, now, { email: 'hooks@example.com', password: 'password-123', storeCode: t.storeCode });
+      await grantPoints(t.app.sunap.store.db, now, { email: 'hooks@example.com', amount: 1000 });
+      const login = await t.post('/app/v1/auth/login', { email: 'hooks@example.com', password: 'password-123', loginType: 'EMAIL' });
+      auth = { 'x-access-token': login.body.result_data.accessToken };
+    });
+    after(async () => {
+      await rx?.close();
+      await t?.close();
+    });
+
+    test('paid through the sandbox, then cancelled with PUT: bill.paid and bill.canceled once each, signed', async () => {
+      const created = await t.post('/app/v1/sales/bill', {
+        requestId: 'hook_req_0001', reason: '3월 수강료', amount: 90000, webhookUrl: `${rx.url}/partner`, webhookSecret: SECRET,
+        members: [{ studentName: '박하늘', studentPhone: '01055553333' }],
+      }, auth);
+      assert.equal(created.body.result_code, 0, created.text);
+      const bill = await eventually(async () => {
+        const r = await t.get('/app/v1/sales/bill', auth);
+        return r.body.result_data.bills.find((b: { requestId: string; sendStatus: string }) => b.requestId === 'hook_req_0001' && b.sendStatus === 'SENT');
+      }, 'the invoice sent');
+
+      const pay = () => t.post(`/sandbox/payments/${bill.transSeqNo}/pay`, { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode });
+      assert.equal((await pay()).body.approved, true);
+      await rx.waitFor(1);
+      const paid = rx.received[0]!;
+      assert.ok(verify(paid, SECRET));
+      assert.equal(paid.headers['x-service-event'], 'bill.paid');
+      const detail = (await t.get(`/app/v1/sales/bill/${bill.uniqueId}`, auth)).body.result_data;
+      assert.equal(detail.bill.status, 'DONE');
+      assert.deepEqual({ ...paid.json, occurredAt: undefined }, {
+        event: 'bill.paid', billId: bill.uniqueId, requestId: 'hook_req_0001', transSeqNo: bill.transSeqNo, status: 'DONE',
+        amount: 90000, reason: '3월 수강료', paidAt: detail.bill.doneDateTime, canceledAt: null, occurredAt: undefined,
+      });
+      // A second pay attempt changes nothing and sends nothing.
+      assert.equal((await pay()).body.approved, false);
+
+      const put = await fetch(`${t.url}/app/v1/sales/bill/${bill.uniqueId}`, { method: 'PUT', headers: auth });
+      assert.equal(put.status, 200);
+      await rx.waitFor(2);
+      const canceled = rx.received[1]!;
+      assert.ok(verify(canceled, SECRET));
+      assert.equal(canceled.json.event, 'bill.canceled');
+      assert.equal(canceled.json.status, 'CANCELED');
+      assert.equal(canceled.json.paidAt, detail.bill.doneDateTime);
+      assert.match(canceled.json.canceledAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      assert.notEqual(canceled.headers['x-service-delivery'], paid.headers['x-service-delivery']);
+
+      // Cancelling again answers the detail again and records no second event.
+      const again = await fetch(`${t.url}/app/v1/sales/bill/${bill.uniqueId}`, { method: 'PUT', headers: auth });
+      assert.equal(again.status, 200);
+      await sleep(400);
+      assert.equal(rx.received.length, 2);
+      const evs = await eventually(async () => {
+        const rows = await t.app.sunap.store.db.selectFrom('webhook_events').select(['event', 'status', 'attempts']).orderBy('id').execute();
+        return rows.every((r) => r.status === 'DELIVERED') ? rows : undefined;
+      }, 'both events DELIVERED');
+      assert.deepEqual(evs, [
+        { event: 'bill.paid', status: 'DELIVERED', attempts: 1 },
+        { event: 'bill.canceled', status: 'DELIVERED', attempts: 1 },
+      ]);
     });
   });
 }
