@@ -33,13 +33,25 @@ export interface AxeViolation {
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   await page.addScriptTag({ content: axeSource });
   return page.evaluate(async () => {
-    const r = await (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } })
-      .axe.run(document, { resultTypes: ['violations'] });
+    // Runs in the page; the project compiles without the DOM lib, hence the typed globalThis.
+    const w = globalThis as unknown as { document: unknown; axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } };
+    const r = await w.axe.run(w.document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, html: n.html })) }));
   });
 }
 
 /** One line per violation, for assertion messages. */
+/** Width of the page's content in CSS pixels (wider than the viewport means sideways scrolling). */
+export function scrollWidth(page: Page): Promise<number> {
+  return page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+}
+
+/** One computed style property of the first element matching `selector`. */
+export function computedStyle(page: Page, selector: string, property: string): Promise<string> {
+  return page.locator(selector).first().evaluate((el, prop) =>
+    (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el)[prop] ?? '', property);
+}
+
 export function describeViolations(v: AxeViolation[]): string {
   return v.map((x) => `${x.id} (${x.impact}): ${x.help} @ ${x.nodes.map((n) => n.html).join(' | ')}`).join('\n');
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { paymentBody, startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, mobileContext } from '../helpers/browser.js';
+import { axeViolations, computedStyle, describeViolations, launchBrowser, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { engines } from '../helpers/db.js';
 
 /** Set SUNAP_SCREENSHOTS=/tmp to keep phone-sized screenshots of the pages for a human look. */
@@ -62,9 +62,8 @@ for (const engine of engines) {
         assert.equal(res?.status(), 200);
         assert.ok((await page.textContent('main'))!.includes('128,000원'));
         // The stylesheet loads under the page's CSP.
-        const bg = await page.locator('button[type=submit]').evaluate((el) => getComputedStyle(el).backgroundColor);
-        assert.equal(bg, 'rgb(11, 87, 208)');
-        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.equal(await computedStyle(page, 'button[type=submit]', 'backgroundColor'), 'rgb(11, 87, 208)');
+        const width = await scrollWidth(page);
         assert.ok(width <= 390, `no horizontal scroll on a phone (${width}px)`);
         if (shots) await page.screenshot({ path: join(shots, 'sunap-form.png'), fullPage: true });
 
@@ -133,7 +132,7 @@ for (const engine of engines) {
         await check('form (SHOP)');
         const box = await page.locator('table.items').boundingBox();
         assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `item table fits the phone: ${JSON.stringify(box)}`);
-        assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'no horizontal scroll');
+        assert.ok(await scrollWidth(page) <= 390, 'no horizontal scroll');
         if (shots) await page.screenshot({ path: join(shots, 'sunap-shop.png'), fullPage: true });
 
         // Filled (the inputs are `required`) but wrong in four ways only the server checks.
