@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, mobileContext } from '../helpers/browser.js';
+import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { engines } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -37,7 +37,7 @@ for (const engine of engines) {
       await createAccount(t.app.sunap.store.db, now, { email: 'teacher@example.com', password: 'correct horse 1', storeCode: t.storeCode });
       await grantPoints(t.app.sunap.store.db, now, { email: 'teacher@example.com', amount: 1000 });
       const login = await t.post('/app/v1/auth/login', { email: 'teacher@example.com', password: 'correct horse 1', loginType: 'EMAIL' });
-      assert.equal(login.body.result_code, 0, login.text);
+      assert.equal(login.body.result_code, 0, JSON.stringify(login.body));
       token = login.body.result_data.accessToken;
     });
     after(async () => {
@@ -54,7 +54,7 @@ for (const engine of engines) {
         webhookUrl: `${rx.url}/sunap`, webhookSecret: SECRET,
         members: [{ studentName: '김하늘', studentPhone: PHONE }],
       }, auth);
-      assert.equal(created.body.result_code, 0, created.text);
+      assert.equal(created.body.result_code, 0, JSON.stringify(created.body));
 
       // The send job issues the payment and hands the message to the sandbox provider.
       const message = await eventually(async () => {
@@ -118,7 +118,7 @@ for (const engine of engines) {
       const created = await t.post('/app/v1/sales/bill', {
         reason: '1월 수강료', amount: 120000, members: [{ studentName: '이바다', studentPhone: '01097531357' }],
       }, auth);
-      assert.equal(created.body.result_code, 0, created.text);
+      assert.equal(created.body.result_code, 0, JSON.stringify(created.body));
       const bill = await eventually(async () => {
         const r = await t.get('/app/v1/sales/bill', auth);
         const b = r.body.result_data.bills.find((x: { reason: string; sendStatus: string }) => x.reason === '1월 수강료' && x.sendStatus === 'SENT');
@@ -130,7 +130,7 @@ for (const engine of engines) {
       try {
         const res = await page.goto(`${t.url}/pay/${bill.transSeqNo}`);
         assert.equal(res?.status(), 200);
-        const width = await page.evaluate(() => document.documentElement.scrollWidth);
+        const width = await scrollWidth(page);
         assert.ok(width <= 390, `no horizontal scroll on a phone (${width}px)`);
         const v = await axeViolations(page);
         assert.deepEqual(v, [], describeViolations(v));

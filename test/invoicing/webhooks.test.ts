@@ -291,7 +291,7 @@ for (const engine of engines) {
         requestId: 'hook_req_0001', reason: '3월 수강료', amount: 90000, webhookUrl: `${rx.url}/partner`, webhookSecret: SECRET,
         members: [{ studentName: '박하늘', studentPhone: '01055553333' }],
       }, auth);
-      assert.equal(created.body.result_code, 0, created.text);
+      assert.equal(created.body.result_code, 0, JSON.stringify(created.body));
       const bill = await eventually(async () => {
         const r = await t.get('/app/v1/sales/bill', auth);
         return r.body.result_data.bills.find((b: { requestId: string; sendStatus: string }) => b.requestId === 'hook_req_0001' && b.sendStatus === 'SENT');
