@@ -75,7 +75,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
   });
   const gateway = new GatewayService(store.db, {
-    clock, box, processor: opts.processor ?? new SandboxCardProcessor(), secretKey: config.secretKey,
+    clock, box, processor: opts.processor ?? new SandboxCardProcessor(store.db), secretKey: config.secretKey,
     paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, log, wake: () => worker.wake(),
   });
   worker.register(CALLBACK_JOB, callbackHandler(store.db, http, clock));
@@ -181,8 +181,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     sandboxGatewayRoutes(app);
   }
 
-  if (opts.runJobs !== false) app.addHook('onReady', async () => worker.start());
+  // Attempts left open by a process that died mid-payment are settled in the background.
+  let sweep: NodeJS.Timeout | null = null;
+  if (opts.runJobs !== false) {
+    app.addHook('onReady', async () => {
+      worker.start();
+      sweep = setInterval(() => void gateway.reconcileAll().catch((err) => log.warn({ err: (err as Error).message }, 'reconcile sweep failed')), 30_000);
+      sweep.unref();
+    });
+  }
   app.addHook('onClose', async () => {
+    if (sweep) clearInterval(sweep);
     await worker.stop();
     await store.close();
   });

@@ -239,6 +239,12 @@ export interface SandboxMessageTable {
   sent_at: number;
 }
 
+export interface SandboxCardChargeTable {
+  idempotency_key: string;
+  outcome: string;
+  created_at: number;
+}
+
 export interface Database {
   platforms: PlatformTable;
   platform_keys: PlatformKeyTable;
@@ -257,4 +263,5 @@ export interface Database {
   sends: SendTable;
   webhook_events: WebhookEventTable;
   sandbox_messages: SandboxMessageTable;
+  sandbox_card_charges: SandboxCardChargeTable;
 }

@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
 import { enqueue } from '../jobs/queue.js';
-import type { CardInput, CardProcessor } from '../ports/card-processor.js';
+import type { ApproveOutcome, CancelOutcome, CardInput, CardProcessor } from '../ports/card-processor.js';
 import { kstCompact, parseKstCompact, type Clock } from '../platform/clock.js';
 import { apiSign, hexEqual, hmacToken, newId, SecretBox, tokenEqual } from '../platform/crypto.js';
 import { GatewayCodes as C, GatewayError, isUniqueViolation } from '../platform/errors.js';
@@ -18,6 +18,8 @@ export const TERMINAL_PAY_PATHS = ['KIOSK', 'VAN', 'CARD'] as const;
 export const CALLBACK_JOB = 'gateway.callback';
 /** Delay before attempts 2..5 of a CONFIRM_URL callback (decisions §4). */
 export const CALLBACK_BACKOFF_SECONDS = [10, 60, 300, 1800];
+/** An attempt open this long was left by a dead process (processor calls time out well before). */
+export const STALE_ATTEMPT_MS = 60_000;
 
 /**
  * Lets another part of the service act in the same transaction as a payment change
@@ -212,16 +214,19 @@ export class GatewayService {
       } catch (e) {
         if (!isUniqueViolation(e)) throw e;
         if (i === 99) return 'BUSY';
+        // The holder may be a process that died mid-operation: finish its work first.
+        if (i % 20 === 0 && (await this.reconcile(paymentId).catch(() => false))) continue;
         await sleep(50);
       }
     }
-    // Whatever happens, the slot is released (a no-op when fn closed it); a crash leaves it
-    // open for reconciliation. SKIPPED: the slot was taken but nothing needed doing.
+    // The slot is released when fn ends (a no-op when fn closed it; SKIPPED means nothing
+    // needed doing). An unexpected failure (database or processor gone) may have happened
+    // after the processor acted, so that attempt stays open for reconcile() to settle.
     let result: T;
     try {
       result = await fn(attemptId);
     } catch (err) {
-      await repo.closeAttempt(this.db, attemptId, 'ERROR', this.deps.clock.nowMs(), { message: 'not completed' }).catch(() => {});
+      if (err instanceof GatewayError) await repo.closeAttempt(this.db, attemptId, 'ERROR', this.deps.clock.nowMs(), { message: err.message }).catch(() => {});
       throw err;
     }
     await repo.closeAttempt(this.db, attemptId, 'SKIPPED', this.deps.clock.nowMs()).catch(() => {});
@@ -275,23 +280,11 @@ export class GatewayService {
         idempotencyKey: `cancel:${p.id}`, approvalNumber: p.approval_number ?? '', amount: p.amount,
         cardBin: p.card_bin ?? '', cardLast4: p.card_last4 ?? '',
       });
-      const now = this.deps.clock.nowMs();
-      if (r.outcome === 'CANCELED') {
-        return this.db.transaction().execute(async (trx) => {
-          const set = { state: 'CANCEL_COMPLETE', cancel_at: now, cancel_reason: reason, cancel_amount: p.amount, updated_at: now };
-          await repo.transition(trx, p.id, ['APPROVE_COMPLETE', 'CANCEL_FAIL'], set);
-          await repo.closeAttempt(trx, attemptId, 'CANCELED', now);
-          const updated = { ...p, ...set };
-          for (const l of this.listeners) await l.onCanceled?.(trx, updated);
-          return updated;
-        });
+      const done = await this.commitCancel(p, attemptId, r, reason);
+      if ('failed' in done) {
+        throw new GatewayError(C.CANCEL_FAILED, `TRANS_SEQNO: the card cancel failed (${done.failed}); the payment is CANCEL_FAIL, request CANCEL again to retry`);
       }
-      await this.db.transaction().execute(async (trx) => {
-        await repo.transition(trx, p.id, ['APPROVE_COMPLETE', 'CANCEL_FAIL'], { state: 'CANCEL_FAIL', updated_at: now });
-        await repo.closeAttempt(trx, attemptId, 'FAILED', now, { message: r.message });
-      });
-      this.deps.log.warn({ payment: p.id }, 'card cancel failed');
-      throw new GatewayError(C.CANCEL_FAILED, `TRANS_SEQNO: the card cancel failed (${r.message}); the payment is CANCEL_FAIL, request CANCEL again to retry`);
+      return done;
     });
     if (result === 'BUSY') throw new GatewayError(C.STATE, 'TRANS_SEQNO: another operation on this payment is in progress; try again');
     this.deps.wake();
@@ -321,29 +314,99 @@ export class GatewayService {
         await repo.closeAttempt(this.db, attemptId, r.outcome, now, { message: r.message });
         return { outcome: r.outcome, payment: current, message: r.message };
       }
-      const set = {
-        state: 'APPROVE_COMPLETE', approval_number: r.approvalNumber, approval_at: now, installment_month: installmentMonth,
-        issuer_name: r.issuerName, accepter_name: r.accepterName, method_name: '신용카드', card_bin: extra.card_bin,
-        card_last4: extra.card_last4, pay_path: 'WEB', updated_at: now,
-      };
-      const approved = await this.db.transaction().execute(async (trx) => {
-        if (!(await repo.transition(trx, paymentId, ['STORE_REQUEST'], set))) return null;
-        await repo.closeAttempt(trx, attemptId, 'APPROVED', now, { issuer_name: r.issuerName });
-        const updated: Payment = { ...current, ...set };
-        await this.enqueueCallback(trx, updated, now);
-        for (const l of this.listeners) await l.onApproved?.(trx, updated);
-        return updated;
-      });
-      if (!approved) {
-        // Cannot happen while the slot is held; if it does, never keep money for a closed payment.
-        await this.deps.processor.cancel({ idempotencyKey: `void:${attemptId}`, approvalNumber: r.approvalNumber, amount: current.amount, cardBin: extra.card_bin, cardLast4: extra.card_last4 });
-        return { outcome: 'STATE', payment: (await repo.findPaymentById(this.db, paymentId))! };
-      }
+      const approved = await this.commitApproval(current, attemptId, r, { ...extra, installment_month: installmentMonth });
+      if (!approved) return { outcome: 'STATE', payment: (await repo.findPaymentById(this.db, paymentId))! };
       this.deps.wake();
       return { outcome: 'APPROVED', payment: approved };
     });
     if (result === 'BUSY') return { outcome: 'STATE', payment: (await repo.findPaymentById(this.db, paymentId))! };
     return result;
+  }
+
+  /**
+   * Commits an approval the processor gave: compare-and-set the payment, close the attempt,
+   * enqueue the callback and let listeners act, in one transaction. Returns null (and voids
+   * the charge) if the payment is no longer waiting, which the open-attempt slot prevents.
+   */
+  private async commitApproval(current: Payment, attemptId: string, r: Extract<ApproveOutcome, { outcome: 'APPROVED' }>, card: { card_bin: string; card_last4: string; installment_month: string }): Promise<Payment | null> {
+    const now = this.deps.clock.nowMs();
+    const set = {
+      state: 'APPROVE_COMPLETE', approval_number: r.approvalNumber, approval_at: now, installment_month: card.installment_month,
+      issuer_name: r.issuerName, accepter_name: r.accepterName, method_name: '신용카드', card_bin: card.card_bin,
+      card_last4: card.card_last4, pay_path: 'WEB', updated_at: now,
+    };
+    const approved = await this.db.transaction().execute(async (trx) => {
+      if (!(await repo.transition(trx, current.id, ['STORE_REQUEST'], set))) return null;
+      await repo.closeAttempt(trx, attemptId, 'APPROVED', now, { issuer_name: r.issuerName });
+      const updated: Payment = { ...current, ...set };
+      await this.enqueueCallback(trx, updated, now);
+      for (const l of this.listeners) await l.onApproved?.(trx, updated);
+      return updated;
+    });
+    if (!approved) {
+      await this.deps.processor.cancel({ idempotencyKey: `void:${attemptId}`, approvalNumber: r.approvalNumber, amount: current.amount, cardBin: card.card_bin, cardLast4: card.card_last4 });
+      await repo.closeAttempt(this.db, attemptId, 'CANCELED', now, { message: 'voided: the payment was no longer waiting' });
+      return null;
+    }
+    this.deps.wake();
+    return approved;
+  }
+
+  /**
+   * An attempt left OPEN longer than any processor call takes belongs to a process that died
+   * between the processor's answer and our commit. Ask the processor what it did under that
+   * idempotency key and finish the job, so the charge is neither lost nor repeated.
+   */
+  async reconcile(paymentId: string): Promise<boolean> {
+    const open = await this.db.selectFrom('payment_attempts').selectAll().where('payment_id', '=', paymentId).where('status', '=', 'OPEN').executeTakeFirst();
+    if (!open || this.deps.clock.nowMs() - open.created_at < STALE_ATTEMPT_MS) return false;
+    const payment = (await repo.findPaymentById(this.db, paymentId))!;
+    const now = this.deps.clock.nowMs();
+    if (open.kind === 'APPROVE') {
+      const r = await this.deps.processor.lookup(open.id);
+      if (r?.outcome === 'APPROVED' && payment.state === 'STORE_REQUEST') {
+        await this.commitApproval(payment, open.id, r, { card_bin: open.card_bin ?? '', card_last4: open.card_last4 ?? '', installment_month: open.installment_month ?? '00' });
+      } else {
+        await repo.closeAttempt(this.db, open.id, r ? r.outcome : 'ERROR', now, { message: r ? null : 'abandoned: the processor has no record of it' });
+      }
+    } else if (open.kind === 'CANCEL' && (payment.state === 'APPROVE_COMPLETE' || payment.state === 'CANCEL_FAIL')) {
+      const r = await this.deps.processor.cancel({ idempotencyKey: `cancel:${payment.id}`, approvalNumber: payment.approval_number ?? '', amount: payment.amount, cardBin: payment.card_bin ?? '', cardLast4: payment.card_last4 ?? '' });
+      await this.commitCancel(payment, open.id, r, '');
+    } else {
+      // DELETE commits its state change and closes its attempt in one transaction: nothing to finish.
+      await repo.closeAttempt(this.db, open.id, 'SKIPPED', now, { message: 'reconciled' });
+    }
+    this.deps.log.warn({ payment: paymentId, attempt: open.id, kind: open.kind }, 'reconciled an attempt left open');
+    return true;
+  }
+
+  /** Reconciles every stale open attempt (run periodically by the server). */
+  async reconcileAll(): Promise<number> {
+    const rows = await this.db.selectFrom('payment_attempts').select('payment_id').where('status', '=', 'OPEN')
+      .where('created_at', '<', this.deps.clock.nowMs() - STALE_ATTEMPT_MS).limit(100).execute();
+    let n = 0;
+    for (const r of rows) if (await this.reconcile(r.payment_id).catch(() => false)) n++;
+    return n;
+  }
+
+  private async commitCancel(p: Payment, attemptId: string, r: CancelOutcome, reason: string): Promise<Payment | { failed: string }> {
+    const now = this.deps.clock.nowMs();
+    if (r.outcome === 'CANCELED') {
+      return this.db.transaction().execute(async (trx) => {
+        const set = { state: 'CANCEL_COMPLETE', cancel_at: now, cancel_reason: reason, cancel_amount: p.amount, updated_at: now };
+        await repo.transition(trx, p.id, ['APPROVE_COMPLETE', 'CANCEL_FAIL'], set);
+        await repo.closeAttempt(trx, attemptId, 'CANCELED', now);
+        const updated = { ...p, ...set };
+        for (const l of this.listeners) await l.onCanceled?.(trx, updated);
+        return updated;
+      });
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await repo.transition(trx, p.id, ['APPROVE_COMPLETE', 'CANCEL_FAIL'], { state: 'CANCEL_FAIL', updated_at: now });
+      await repo.closeAttempt(trx, attemptId, 'FAILED', now, { message: r.message });
+    });
+    this.deps.log.warn({ payment: p.id }, 'card cancel failed');
+    return { failed: r.message };
   }
 
   private async enqueueCallback(trx: Transaction<Database>, p: Payment, now: number): Promise<void> {

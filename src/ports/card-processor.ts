@@ -21,6 +21,11 @@ export type CancelOutcome = { outcome: 'CANCELED' } | { outcome: 'FAILED'; messa
 
 export interface CardProcessor {
   approve(req: { idempotencyKey: string; amount: number; installmentMonth: string; card: CardInput }): Promise<ApproveOutcome>;
+  /**
+   * What the processor did under an approval's idempotency key, or null if it never saw it:
+   * how a crash between the processor's answer and our commit is settled.
+   */
+  lookup(idempotencyKey: string): Promise<ApproveOutcome | null>;
   /** Full cancel of an approval; cancelling an already cancelled approval succeeds. */
   cancel(req: { idempotencyKey: string; approvalNumber: string; amount: number; cardBin: string; cardLast4: string }): Promise<CancelOutcome>;
 }

@@ -1,4 +1,6 @@
 import { randomInt } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
 import type { ApproveOutcome, CancelOutcome, CardProcessor } from './card-processor.js';
 
 /** The sandbox cards of decisions §4. Any other number is declined: no real card is ever charged. */
@@ -12,25 +14,43 @@ export const SANDBOX_CARDS: Record<string, { outcome: 'APPROVED' | 'DECLINED' | 
 };
 
 /**
- * Stands in for the card network. It keeps its own record of approvals by idempotency key,
- * as a processor would, so a repeated approve returns the first answer instead of charging again.
+ * Stands in for the card network. It keeps its own record of answers by idempotency key, as a
+ * processor would (in the database when given one, so it outlives a crash): a repeated
+ * approve returns the first answer instead of charging again.
  */
 export class SandboxCardProcessor implements CardProcessor {
-  private readonly approvals = new Map<string, ApproveOutcome>();
+  private readonly memory = new Map<string, ApproveOutcome>();
+  constructor(private readonly db?: Kysely<Database>) {}
+
+  private async recall(key: string): Promise<ApproveOutcome | null> {
+    if (!this.db) return this.memory.get(key) ?? null;
+    const row = await this.db.selectFrom('sandbox_card_charges').select('outcome').where('idempotency_key', '=', key).executeTakeFirst();
+    return row ? (JSON.parse(row.outcome) as ApproveOutcome) : null;
+  }
+
+  private async remember(key: string, outcome: ApproveOutcome): Promise<ApproveOutcome> {
+    if (!this.db) {
+      this.memory.set(key, outcome);
+      return outcome;
+    }
+    await this.db.insertInto('sandbox_card_charges').values({ idempotency_key: key, outcome: JSON.stringify(outcome), created_at: Date.now() })
+      .onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+    return (await this.recall(key))!;
+  }
 
   async approve(req: Parameters<CardProcessor['approve']>[0]): Promise<ApproveOutcome> {
-    const seen = this.approvals.get(req.idempotencyKey);
+    const seen = await this.recall(req.idempotencyKey);
     if (seen) return seen;
     const card = SANDBOX_CARDS[req.card.number];
-    let result: ApproveOutcome;
-    if (!card) result = { outcome: 'DECLINED', message: '샌드박스에서는 테스트 카드만 사용할 수 있습니다' };
-    else if (card.outcome === 'APPROVED') {
-      const approvalNumber = String(randomInt(10_000_000, 100_000_000));
-      result = { outcome: 'APPROVED', approvalNumber, issuerName: card.issuer!, accepterName: card.issuer! };
-    } else if (card.outcome === 'DECLINED') result = { outcome: 'DECLINED', message: card.message! };
-    else result = { outcome: 'ERROR', message: card.message! };
-    if (result.outcome !== 'ERROR') this.approvals.set(req.idempotencyKey, result);
-    return result;
+    if (!card) return this.remember(req.idempotencyKey, { outcome: 'DECLINED', message: '샌드박스에서는 테스트 카드만 사용할 수 있습니다' });
+    if (card.outcome === 'ERROR') return { outcome: 'ERROR', message: card.message! };
+    if (card.outcome === 'DECLINED') return this.remember(req.idempotencyKey, { outcome: 'DECLINED', message: card.message! });
+    const approvalNumber = String(randomInt(10_000_000, 100_000_000));
+    return this.remember(req.idempotencyKey, { outcome: 'APPROVED', approvalNumber, issuerName: card.issuer!, accepterName: card.issuer! });
+  }
+
+  async lookup(idempotencyKey: string): Promise<ApproveOutcome | null> {
+    return this.recall(idempotencyKey);
   }
 
   async cancel(req: Parameters<CardProcessor['cancel']>[0]): Promise<CancelOutcome> {

@@ -319,6 +319,7 @@ for (const engine of engines) {
     test('9999: an internal failure is HTTP 500 and changes nothing', async () => {
       const broken: CardProcessor = {
         approve: (req) => new SandboxCardProcessor().approve(req),
+        lookup: async () => null,
         cancel: async () => { throw new Error('processor connection reset (secret detail)'); },
       };
       const t2 = await startApp(engine, {}, { processor: broken });

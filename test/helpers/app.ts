@@ -35,7 +35,7 @@ export interface TestApp {
   logs: string[];
   /** Signs and sends a gateway call; fills TRANS_AT (now, KST) and API_SIGN unless given. */
   gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any }>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   /** Another platform (with its own key) or another store of this platform. */
   addPlatform(): Promise<{ platformCode: string; apiKey: string; storeCode: string }>;
