@@ -95,6 +95,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
           return again(409, r.payment, { alert: '이 결제는 지금 다른 창에서 처리 중입니다. 잠시 후 결제 링크를 다시 열어 확인해 주세요.', installment: form.installment });
         }
         return reply.code(303).headers(pageHeaders()).header('location', receipt).send();
+      default: {
+        const unknown: never = r;
+        throw new Error(`unhandled pay outcome ${(unknown as { outcome: string }).outcome}`);
+      }
     }
   });
 }
