@@ -84,6 +84,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
     requestIdHeader: false,
+    // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
+    maxParamLength: 1000,
     forceCloseConnections: false,
   }) as unknown as FastifyInstance;
   app.decorate('sunap', { config, store, clock, box, gateway, worker, http, metrics, log });
