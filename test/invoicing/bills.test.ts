@@ -193,7 +193,7 @@ for (const engine of engines) {
       expectError(await create(billBody({ sendChannel: 'ALIMTALK_THEN_SMS' }), b), 409, -21);
       expectError(await create(billBody({ sendChannel: 'SMS' }), b), 409, -21);
       // Two ALIMTALK recipients (20) fit.
-      assert.equal((await create({ ...three, members: three.members.slice(0, 2) }, b)).body.result_code, 0);
+      assert.equal((await create({ ...three, members: (three.members as unknown[]).slice(0, 2) }, b)).body.result_code, 0);
       assert.equal(await points(t, b), 5);
       const sum = await ledgerMatches(t, b.accountId);
       assert.equal(sum.balance, sum.ledger);
