@@ -86,6 +86,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     requestIdHeader: false,
     // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
     maxParamLength: 1000,
+    trustProxy: config.trustProxy,
     forceCloseConnections: false,
   }) as unknown as FastifyInstance;
   app.decorate('sunap', { config, store, clock, box, gateway, worker, http, metrics, log });

@@ -19,6 +19,8 @@ export interface Config {
   logLevel: string;
   /** Send-point price of one message per channel (decisions §5). */
   costs: { ALIMTALK: number; SMS: number };
+  /** Trust X-Forwarded-For from a proxy in front (per-address rate limits see the client). */
+  trustProxy: boolean;
   /** How often the job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
@@ -140,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       ALIMTALK: intVar(env, 'SUNAP_COST_ALIMTALK', 10, 0, 1_000_000),
       SMS: intVar(env, 'SUNAP_COST_SMS', 30, 0, 1_000_000),
     },
+    trustProxy: boolVar(env, 'SUNAP_TRUST_PROXY', false),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
   };
