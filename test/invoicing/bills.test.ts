@@ -183,6 +183,25 @@ for (const engine of engines) {
       assert.equal(sum.balance, sum.ledger);
     });
 
+    test('1000 members in one request: 1000 invoices, one send each, points for all', async () => {
+      const b = await newAccount(t, { points: 10_000 });
+      const members = Array.from({ length: 1000 }, (_, i) => ({ studentName: `학생${i}`, studentPhone: `0105${String(i + 1).padStart(7, '0')}` }));
+      const started = Date.now();
+      const r = await create(billBody({ members }), b);
+      assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+      assert.ok(Date.now() - started < 15_000, 'creation stays well within a request timeout');
+      assert.equal((await t.get('/app/v1/sales/bill?size=1', b.h)).body.result_data.totalCount, 1000);
+      const db = t.app.sunap.store.db;
+      const sends = await db.selectFrom('sends').select('id').where('account_id', '=', b.accountId).execute();
+      assert.equal(sends.length, 1000);
+      const trans = await db.selectFrom('invoices').select('trans_seqno').where('account_id', '=', b.accountId).execute();
+      assert.equal(new Set(trans.map((x) => x.trans_seqno)).size, 1000);
+      const sum = await ledgerMatches(t, b.accountId);
+      assert.equal(sum.balance, sum.ledger);
+      // 10,000 points for 1000 ALIMTALK recipients: none left for one more.
+      expectError(await create(billBody({ members: members.slice(0, 1) }), b), 409, -21);
+    });
+
     test('insufficient points: 409 / -21 for the whole request, nothing taken or created', async () => {
       const b = await newAccount(t, { points: 25 });
       const three = billBody({ members: [1, 2, 3].map((i) => ({ studentName: `학생${i}`, studentPhone: `0101234000${i}` })) });
