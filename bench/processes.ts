@@ -1,0 +1,191 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+/** Child processes of a run (servers under test, the ceiling, the CLI) and their memory. */
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The environment of a child: ours without anything that would configure Sunap or node:test behind our back. */
+export function childEnv(extra: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined) continue;
+    if (k.startsWith('SUNAP_') || k.startsWith('NODE_TEST') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
+    env[k] = v;
+  }
+  return { ...env, ...extra };
+}
+
+/** VmRSS of a live process in bytes, or null once it is gone. */
+export function rssBytes(pid: number): number | null {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples a process's RSS every 50 ms between start() and stop(); keeps the peak. */
+export class RssSampler {
+  private timer: NodeJS.Timeout | null = null;
+  peak = 0;
+  constructor(private readonly pid: number) {}
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 50);
+    return this;
+  }
+  private sample(): void {
+    const b = rssBytes(this.pid);
+    if (b !== null && b > this.peak) this.peak = b;
+  }
+  stop(): number {
+    this.sample();
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    return this.peak;
+  }
+}
+
+export interface Child {
+  proc: ChildProcess;
+  pid: number;
+  url: string;
+  port: number;
+  /** Set when the process exited; a server that exits during a scenario crashed. */
+  exit: { code: number | null; signal: NodeJS.Signals | null } | null;
+  /** The last lines it wrote on stderr (its warnings and errors). */
+  tail(): string;
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function track(proc: ChildProcess, logFile: string, port: number): Child {
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const lines: string[] = [];
+  const keep = (chunk: Buffer) => {
+    log.write(chunk);
+    for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(l);
+    if (lines.length > 40) lines.splice(0, lines.length - 40);
+  };
+  proc.stdout?.on('data', keep);
+  proc.stderr?.on('data', keep);
+  let resolveExit!: (v: { code: number | null; signal: NodeJS.Signals | null }) => void;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveExit = r));
+  const child: Child = {
+    proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, exit: null,
+    tail: () => lines.slice(-15).join('\n'),
+    async stop() {
+      if (child.exit) return child.exit;
+      proc.kill('SIGTERM');
+      const forced = setTimeout(() => proc.kill('SIGKILL'), 30_000);
+      const r = await exited;
+      clearTimeout(forced);
+      return r;
+    },
+  };
+  proc.on('exit', (code, signal) => {
+    child.exit = { code, signal };
+    log.end();
+    resolveExit(child.exit);
+  });
+  return child;
+}
+
+async function waitReady(child: Child, path: string, timeoutMs = 90_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exit) throw new Error(`process exited (code ${child.exit.code}, signal ${child.exit.signal}) before answering:\n${child.tail()}`);
+    try {
+      const r = await fetch(child.url + path);
+      await r.arrayBuffer();
+      if (r.ok) return;
+    } catch {}
+    if (Date.now() > until) throw new Error(`not ready after ${timeoutMs} ms:\n${child.tail()}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * `node bin/sunap.js serve` as a child: its own event loop (not the load generator's) and its
+ * own RSS. With a profile directory it runs under --cpu-prof; the profile is written when it
+ * exits after SIGTERM.
+ */
+export async function startSunap(opts: {
+  root: string; databaseUrl: string; secretKey: string; caFile: string; logFile: string; profile?: { dir: string; name: string };
+}): Promise<Child> {
+  const port = await freePort();
+  const args = [
+    ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile.dir}`, `--cpu-prof-name=${opts.profile.name}`] : []),
+    join(opts.root, 'bin', 'sunap.js'), 'serve',
+  ];
+  const proc = spawn(process.execPath, args, {
+    cwd: opts.root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv({
+      DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: '127.0.0.1', SUNAP_SECRET_KEY: opts.secretKey, LOG_LEVEL: 'warn',
+      SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // The webhook receiver's certificate comes from a CA made for the run.
+      NODE_EXTRA_CA_CERTS: opts.caFile,
+    }),
+  });
+  const child = track(proc, opts.logFile, port);
+  try {
+    await waitReady(child, '/readyz');
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return child;
+}
+
+/** The ceiling: a bare node:http server answering a pre-serialized body (bench/ceiling-server.ts). */
+export async function startCeiling(opts: { root: string; bodyFile: string; logFile: string }): Promise<Child> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(opts.root, 'bench', 'ceiling-server.ts')], {
+    cwd: opts.root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv({ BENCH_CEILING_PORT: String(port), BENCH_CEILING_BODY: opts.bodyFile }),
+  });
+  const child = track(proc, opts.logFile, port);
+  try {
+    await waitReady(child, '/ready');
+  } catch (err) {
+    await child.stop();
+    throw err;
+  }
+  return child;
+}
+
+/** `node bin/sunap.js <args> --json` against a database; its one JSON object. */
+export async function cli(root: string, databaseUrl: string, secretKey: string, args: string[]): Promise<Record<string, string>> {
+  const proc = spawn(process.execPath, [join(root, 'bin', 'sunap.js'), ...args, '--json'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv({ DATABASE_URL: databaseUrl, SUNAP_SECRET_KEY: secretKey, LOG_LEVEL: 'warn' }),
+  });
+  let out = '';
+  let err = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c));
+  proc.stderr!.on('data', (c: Buffer) => (err += c));
+  const code = await new Promise<number | null>((r) => proc.on('exit', (c) => r(c)));
+  if (code !== 0) throw new Error(`sunap ${args.join(' ')} exited ${code}: ${err.trim()}`);
+  try {
+    return JSON.parse(out.trim().split('\n').pop()!) as Record<string, string>;
+  } catch {
+    throw new Error(`sunap ${args.join(' ')} printed no JSON: ${out}`);
+  }
+}

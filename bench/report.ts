@@ -1,0 +1,89 @@
+import type { BenchConfig, Engine, ScenarioKey } from './config.js';
+
+export interface Row {
+  target: Engine | 'node:http';
+  key: ScenarioKey;
+  label: string;
+  status: 'ok' | 'error' | 'skipped';
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  requests?: number;
+  completion?: number;
+  throughput?: number;
+  peakRssMB?: number;
+  vsCeiling?: number;
+  note?: string;
+  error?: string;
+}
+
+export interface TargetCheck {
+  target: string;
+  goal: string;
+  value: string;
+  met: boolean | null;
+}
+
+const f = (x: number | undefined, d = 0) => (x === undefined || !Number.isFinite(x) ? '–' : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
+const ms = (x: number | undefined) => (x === undefined ? '–' : x < 10 ? f(x, 2) : x < 100 ? f(x, 1) : f(x, 0));
+
+export function table(rows: Row[]): string {
+  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'completed in', 'peak RSS MB', 'vs ceiling', 'status'];
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `|${head.map((h, i) => (i < 2 || i === head.length - 1 ? '---' : '---:')).join('|')}|`,
+  ];
+  for (const r of rows) {
+    const done = r.completion === undefined ? '–' : `${f(r.completion, 2)} s (${f(r.throughput, 0)}/s)`;
+    const status = r.status === 'ok' ? 'ok' : r.status === 'skipped' ? `skipped: ${r.note ?? ''}` : `ERROR: ${r.error ?? ''}`;
+    lines.push(`| ${[
+      r.target, r.label, f(r.rps), ms(r.p50), ms(r.p99), done, f(r.peakRssMB, 0),
+      r.vsCeiling === undefined ? '–' : `${f(r.vsCeiling * 100, 1)}%`, status.replace(/\|/g, '/').replace(/\n/g, ' '),
+    ].join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+export function notes(rows: Row[]): string {
+  return rows.filter((r) => r.note && r.status !== 'skipped').map((r) => `- ${r.target} / ${r.label}: ${r.note}`).join('\n');
+}
+
+/** The issue's targets, each stated as met or not met from the rows (null: not measured in this run). */
+export function checkTargets(rows: Row[], cfg: BenchConfig): TargetCheck[] {
+  const get = (target: string, key: ScenarioKey) => rows.find((r) => r.target === target && r.key === key && r.status === 'ok');
+  const out: TargetCheck[] = [];
+  const ratio = (target: Engine, key: ScenarioKey, min: number, goal: string) => {
+    const r = get(target, key);
+    out.push({ target, goal, value: r?.vsCeiling === undefined ? 'not measured' : `${f(r.vsCeiling * 100, 1)}% (${f(r.rps)} req/s)`, met: r?.vsCeiling === undefined ? null : r.vsCeiling >= min });
+  };
+  for (const engine of cfg.engines) {
+    if (engine === 'sqlite') {
+      ratio('sqlite', 'searchPayment', 0.5, 'searchPayment ≥ 50% of the ceiling');
+      ratio('sqlite', 'requestPayment', 0.25, 'requestPayment ≥ 25% of the ceiling');
+    } else {
+      ratio('postgres', 'searchPayment', 0.3, 'searchPayment ≥ 30% of the ceiling');
+    }
+    const b = get(engine, 'batch');
+    out.push({ target: engine, goal: `batch of ${cfg.batch.toLocaleString('en-US')} all SENT in < 10 s`, value: b?.completion === undefined ? 'not measured' : `${f(b.completion, 2)} s`, met: b?.completion === undefined ? null : b.completion < 10 });
+    const w = get(engine, 'webhooks');
+    out.push({ target: engine, goal: `${cfg.webhooks.toLocaleString('en-US')} webhooks DELIVERED in < 30 s (one instance)`, value: w?.completion === undefined ? 'not measured' : `${f(w.completion, 2)} s`, met: w?.completion === undefined ? null : w.completion < 30 });
+    const s = get(engine, 'listSmall');
+    const l = get(engine, 'listLarge');
+    out.push({
+      target: engine, goal: `list p99 at ${cfg.listLarge.toLocaleString('en-US')} ≤ 2× p99 at ${cfg.listSmall.toLocaleString('en-US')}`,
+      value: s?.p99 === undefined || l?.p99 === undefined ? 'not measured' : `${ms(l.p99)} ms vs ${ms(s.p99)} ms (${f(l.p99 / s.p99, 1)}×)`,
+      met: s?.p99 === undefined || l?.p99 === undefined ? null : l.p99 <= 2 * s.p99,
+    });
+    const peaks = rows.filter((r) => r.target === engine && r.peakRssMB !== undefined).map((r) => r.peakRssMB!);
+    out.push({ target: engine, goal: 'peak RSS under load < 300 MB', value: peaks.length ? `${f(Math.max(...peaks))} MB` : 'not measured', met: peaks.length ? Math.max(...peaks) < 300 : null });
+  }
+  return out;
+}
+
+export function targetTable(checks: TargetCheck[]): string {
+  return [
+    '| target | goal | measured | |',
+    '|---|---|---|---|',
+    ...checks.map((c) => `| ${c.target} | ${c.goal} | ${c.value} | ${c.met === null ? 'not measured' : c.met ? 'met' : '**not met**'} |`),
+  ].join('\n');
+}

@@ -1,0 +1,273 @@
+// `npm run bench`: Sunap on SQLite and on PostgreSQL (each a child `node bin/sunap.js serve` on a
+// fresh database) against a bare node:http ceiling, same connections and duration, warm-up first.
+// Knobs: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_SCENARIOS (comma list),
+// BENCH_SKIP_POSTGRES, BENCH_SMOKE (small seeds, 1 s), BENCH_PROFILE (--cpu-prof, one process per
+// scenario). See BENCHMARKS.md. Exits 1 when a scenario errs (never because of a missed target).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import type { Store } from '../src/db/index.js';
+import { SecretBox } from '../src/platform/crypto.js';
+import { loadBenchConfig, SCENARIOS, type BenchConfig, type Engine, type ScenarioKey } from './config.js';
+import {
+  analyze, createDatabase, durability, invoiceIdRange, openBenchStore, postgresAnswers, seedAccount, seedInvoices, type BenchDatabase,
+} from './database.js';
+import { call } from './http.js';
+import { loadProblem, runLoad } from './load.js';
+import { cli, RssSampler, startCeiling, startSunap, type Child } from './processes.js';
+import { BenchReceiver, ensureTls } from './receiver.js';
+import { checkTargets, notes, table, targetTable, type Row } from './report.js';
+import { drainJobs, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
+
+const SECRET_KEY = '5b'.repeat(32);
+const MB = 1024 * 1024;
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+function machine() {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+  let busy = '';
+  try {
+    busy = execFileSync('ps', ['-eo', 'pid,pcpu,rss,args', '--sort=-pcpu'], { encoding: 'utf8' }).split('\n').slice(0, 9)
+      .map((l) => l.slice(0, 150)).join('\n');
+  } catch {}
+  return {
+    nproc: os.availableParallelism(), cpu, memoryGB: +(os.totalmem() / 1024 ** 3).toFixed(1), node: process.version,
+    kernel: os.release(), loadavg: os.loadavg().map((x) => +x.toFixed(2)), busiestProcesses: busy,
+  };
+}
+
+interface TargetOutcome {
+  rows: Row[];
+  durability: Record<string, string>;
+  errors: string[];
+  profiles: string[];
+}
+
+/** The shared state of a run: the ceiling is measured once, with the first target's real searchPayment answer. */
+interface RunState {
+  ceilingRps?: number;
+  ceilingDone: boolean;
+}
+
+async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Promise<Row> {
+  const bodyFile = join(cfg.outDir, 'ceiling-body.json');
+  writeFileSync(bodyFile, body);
+  const child = await startCeiling({ root: cfg.root, bodyFile, logFile: join(cfg.outDir, 'ceiling.log') });
+  const rss = new RssSampler(child.pid).start();
+  const row: Row = { target: 'node:http', key: 'ceiling', label: labelOf('ceiling', cfg), status: 'ok' };
+  try {
+    const load = await runLoad({
+      url: child.url, method: 'POST', path: '/api/searchPayment', body: '{"TRANS_SEQNO":"x"}', verify: (b) => b.length === Buffer.byteLength(body) || b === body,
+      connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup,
+    });
+    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, requests: load.requests, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
+    const problem = loadProblem(load);
+    if (problem) Object.assign(row, { status: 'error', error: problem });
+    else state.ceilingRps = load.rps;
+  } finally {
+    row.peakRssMB = rss.stop() / MB;
+    await child.stop();
+  }
+  state.ceilingDone = true;
+  return row;
+}
+
+async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiver, caFile: string, state: RunState): Promise<TargetOutcome> {
+  const out: TargetOutcome = { rows: [], durability: {}, errors: [], profiles: [] };
+  const tag = Math.random().toString(36).slice(2, 7).toUpperCase();
+  let database: BenchDatabase | null = null;
+  let store: Store | null = null;
+  let server: Child | null = null;
+  const serverLog = join(cfg.outDir, `${engine}-server.log`);
+  const startServer = async (label: string) => {
+    if (server) return server;
+    const profile = cfg.profileDir ? { dir: cfg.profileDir, name: `${engine}-${label}.cpuprofile` } : undefined;
+    server = await startSunap({ root: cfg.root, databaseUrl: database!.url, secretKey: SECRET_KEY, caFile, logFile: serverLog, profile });
+    if (profile) out.profiles.push(join(profile.dir, profile.name));
+    return server;
+  };
+  const stopServer = async () => {
+    if (!server) return;
+    const s = server;
+    server = null;
+    const r = await s.stop();
+    if (r.code !== 0) out.errors.push(`the ${engine} server exited with code ${r.code} (signal ${r.signal}) on SIGTERM:\n${s.tail()}`);
+  };
+  try {
+    log(`${engine}: fresh database`);
+    database = await createDatabase(engine, cfg.root, cfg.pgAdminUrl);
+    // Platform and store through the operator CLI, as an operator would (it also migrates).
+    const platform = await cli(cfg.root, database.url, SECRET_KEY, ['platform', 'create', '--name', '벤치 플랫폼']);
+    const shop = await cli(cfg.root, database.url, SECRET_KEY, ['store', 'create', '--platform-code', platform.platformCode!, '--name', '행복 피아노 학원', '--ceo-name', '김대표', '--biz-reg-num', '1234567890', '--tel', '0212345678']);
+    store = openBenchStore(database.url);
+    out.durability = await durability(store);
+    const box = new SecretBox(Buffer.from(SECRET_KEY, 'hex'));
+
+    const wantInvoicing = [...cfg.scenarios].some((k) => INVOICING.has(k));
+    const accounts = {} as Target['accounts'];
+    const hooks: Target['hooks'] = { warm: [0, -1], main: [0, -1] };
+    if (wantInvoicing) {
+      log(`${engine}: accounts and seeded invoices (${cfg.listSmall} + ${cfg.listLarge} listed, ${cfg.webhooks} paid with a webhook)`);
+      for (const label of ['create', 'batchWarm', 'batch', 'listSmall', 'listLarge', 'webhooks'] as const) {
+        accounts[label] = { ...(await seedAccount(store, shop.storeCode!, label, 1_000_000_000)), token: '' };
+      }
+      const t0 = Date.now();
+      if (cfg.scenarios.has('listSmall')) await seedInvoices(store.db, { accountId: accounts.listSmall.accountId, storeCode: shop.storeCode!, count: cfg.listSmall, tag: `${tag}S`, spanDays: 30 });
+      if (cfg.scenarios.has('listLarge')) await seedInvoices(store.db, { accountId: accounts.listLarge.accountId, storeCode: shop.storeCode!, count: cfg.listLarge, tag: `${tag}L`, spanDays: 365 });
+      if (cfg.scenarios.has('webhooks')) {
+        const warm = Math.max(1, Math.min(100, Math.floor(cfg.webhooks / 10)));
+        await seedInvoices(store.db, {
+          accountId: accounts.webhooks.accountId, storeCode: shop.storeCode!, count: warm + cfg.webhooks, tag: `${tag}W`, spanDays: 30, paid: true,
+          webhook: { url: `${receiver.base}/hook`, secretSealed: box.seal('whsec_bench_0123456789abcdef') },
+        });
+        const r = await invoiceIdRange(store.db, accounts.webhooks.accountId);
+        hooks.warm = [r.min, r.min + warm - 1];
+        hooks.main = [r.min + warm, r.max];
+      }
+      await analyze(store);
+      log(`${engine}: seeding took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    }
+
+    await startServer('setup');
+    const t: Target = {
+      cfg, engine, url: () => server!.url, store, receiver, platformCode: platform.platformCode!, apiKey: platform.apiKey!,
+      storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, hooks,
+    };
+
+    // Is the invoicing API there? (It was being finished while this harness was written.)
+    const probe = await call(t.url(), 'GET', '/app/v1/points/me');
+    t.invoicing = probe.status === 401;
+    if (t.invoicing && wantInvoicing) {
+      for (const a of Object.values(accounts)) {
+        const r = await call(t.url(), 'POST', '/app/v1/auth/login', { email: a.email, password: a.password, loginType: 'EMAIL' });
+        if (r.body?.result_code !== 0) throw new Error(`login failed: ${r.text.slice(0, 300)}`);
+        a.token = r.body.result_data.accessToken;
+      }
+    }
+
+    // The searchPayment fixture: a payment created through the API and paid through the sandbox.
+    const created = await call(t.url(), 'POST', '/api/requestPayment', paymentRequest(t, t.searchSeq, `${receiver.base}/callback`));
+    if (created.body?.result_data?.RESULT_CODE !== '0000') throw new Error(`requestPayment fixture: ${created.text.slice(0, 300)}`);
+    const paid = await call(t.url(), 'POST', `/sandbox/payments/${t.searchSeq}/pay`, { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode });
+    if (paid.body?.approved !== true) throw new Error(`sandbox pay fixture: ${paid.text.slice(0, 300)}`);
+    const search = await call(t.url(), 'POST', '/api/searchPayment', signedSearch(t));
+    if (search.body?.result_data?.RESULT_CODE !== '0000') throw new Error(`searchPayment fixture: ${search.text.slice(0, 300)}`);
+    await drainJobs(t, 60);
+
+    if (cfg.scenarios.has('ceiling') && !state.ceilingDone) {
+      log('ceiling: bare node:http with a body of the searchPayment answer size');
+      if (cfg.profileDir) await stopServer();
+      out.rows.push(await runCeiling(cfg, search.text, state));
+    }
+    if (cfg.profileDir) await stopServer();
+
+    for (const key of SCENARIOS) {
+      if (key === 'ceiling' || !cfg.scenarios.has(key)) continue;
+      const row: Row = { target: engine, key, label: labelOf(key, cfg), status: 'ok' };
+      out.rows.push(row);
+      if (INVOICING.has(key) && !t.invoicing) {
+        Object.assign(row, { status: 'skipped', note: 'invoicing API not available' });
+        log(`${engine}: ${row.label}: skipped: invoicing API not available`);
+        continue;
+      }
+      log(`${engine}: ${row.label}`);
+      let rss: RssSampler | null = null;
+      try {
+        const s = await startServer(key);
+        rss = new RssSampler(s.pid).start();
+        const m = await runScenario(key, t);
+        Object.assign(row, {
+          rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, requests: m.load?.requests, completion: m.completion, throughput: m.throughput, note: m.note,
+        });
+        if (m.load && state.ceilingRps) row.vsCeiling = m.load.rps / state.ceilingRps;
+        if (m.error) Object.assign(row, { status: 'error', error: m.error });
+      } catch (err) {
+        Object.assign(row, { status: 'error', error: (err as Error).message });
+      } finally {
+        if (rss) row.peakRssMB = rss.stop() / MB;
+      }
+      const s = server as Child | null;
+      if (s?.exit) {
+        Object.assign(row, { status: 'error', error: [row.error, `the server died (code ${s.exit.code}, signal ${s.exit.signal}):\n${s.tail()}`].filter(Boolean).join('; ') });
+        server = null;
+      }
+      // Work a scenario left behind (sends, webhooks) must not run into the next one's numbers.
+      if (server && row.status === 'ok') {
+        const d = await drainJobs(t, cfg.completionTimeout);
+        if (Object.keys(d.left).length) Object.assign(row, { status: 'error', error: `jobs left pending: ${JSON.stringify(d.left)}` });
+      }
+      const r = row;
+      log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.completion ? ` ${r.completion.toFixed(2)} s` : ''} peak RSS ${Math.round(r.peakRssMB ?? 0)} MB${r.error ? ` — ${r.error}` : ''}`);
+      if (cfg.profileDir) await stopServer();
+    }
+  } catch (err) {
+    out.errors.push(`${engine}: ${(err as Error).stack ?? err}`);
+    log(`${engine}: FAILED: ${(err as Error).message}`);
+  } finally {
+    await stopServer().catch((e) => out.errors.push(String(e)));
+    if (store) await store.close().catch(() => {});
+    if (database) await database.drop().catch((e) => out.errors.push(`could not drop the ${engine} database: ${(e as Error).message}`));
+  }
+  return out;
+}
+
+async function main(): Promise<number> {
+  const cfg = loadBenchConfig();
+  mkdirSync(cfg.outDir, { recursive: true });
+  if (cfg.profileDir) mkdirSync(cfg.profileDir, { recursive: true });
+  const m = machine();
+  log(`${m.nproc} CPUs (${m.cpu}), ${m.memoryGB} GB, Node ${m.node}; load average ${m.loadavg.join(' ')}`);
+  log(`duration ${cfg.duration} s, warm-up ${cfg.warmup} s, ${cfg.connections} connections${cfg.smoke ? ', SMOKE mode (small seeds)' : ''}; scenarios ${[...cfg.scenarios].join(', ')}; engines ${cfg.engines.join(', ')}`);
+
+  const errors: string[] = [];
+  if (cfg.engines.includes('postgres')) {
+    const ok = await postgresAnswers(cfg.pgAdminUrl);
+    if (ok !== true) {
+      log(`PostgreSQL does not answer at ${cfg.pgAdminUrl} (${ok}); set BENCH_SKIP_POSTGRES=1 to measure SQLite only`);
+      return 1;
+    }
+  }
+  const tls = ensureTls(cfg.root);
+  const receiver = await new BenchReceiver().start(tls.dir);
+  const state: RunState = { ceilingDone: false };
+  const rows: Row[] = [];
+  const durabilityOf: Record<string, Record<string, string>> = {};
+  const profiles: string[] = [];
+  const started = Date.now();
+  try {
+    for (const engine of cfg.engines) {
+      const o = await runTarget(cfg, engine, receiver, tls.caFile, state);
+      rows.push(...o.rows);
+      errors.push(...o.errors);
+      durabilityOf[engine] = o.durability;
+      profiles.push(...o.profiles);
+    }
+  } finally {
+    await receiver.close();
+  }
+  // The ceiling row first.
+  rows.sort((a, b) => (a.target === 'node:http' ? -1 : b.target === 'node:http' ? 1 : 0));
+  const checks = checkTargets(rows, cfg);
+  const md = [
+    table(rows), '', notes(rows), '', targetTable(checks), '',
+    ...Object.entries(durabilityOf).map(([e, d]) => `- ${e} durability: ${Object.entries(d).map(([k, v]) => `${k}=${v}`).join(', ')}`),
+  ].join('\n');
+  writeFileSync(join(cfg.outDir, 'results.md'), md + '\n');
+  writeFileSync(join(cfg.outDir, 'results.json'), JSON.stringify({
+    startedAt: new Date(started).toISOString(), seconds: (Date.now() - started) / 1000, machine: m, loadavgAfter: os.loadavg(),
+    config: { ...cfg, scenarios: [...cfg.scenarios] }, rows, targets: checks, durability: durabilityOf, profiles, errors,
+  }, null, 2) + '\n');
+  process.stdout.write(`\n${md}\n\n`);
+  if (profiles.length) process.stdout.write(`CPU profiles (summarize with node --import tsx bench/profile-summary.ts FILE):\n${profiles.map((p) => `  ${p}`).join('\n')}\n`);
+  process.stdout.write(`results: ${join(cfg.outDir, 'results.json')}\n`);
+  const failed = rows.filter((r) => r.status === 'error');
+  for (const e of errors) process.stderr.write(`[bench] ERROR ${e}\n`);
+  for (const r of failed) process.stderr.write(`[bench] ERROR ${r.target} / ${r.label}: ${r.error}\n`);
+  return errors.length || failed.length ? 1 : 0;
+}
+
+process.exitCode = await main().catch((err) => {
+  process.stderr.write(`[bench] ${(err as Error).stack ?? err}\n`);
+  return 1;
+});
