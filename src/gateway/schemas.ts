@@ -34,10 +34,7 @@ export const Item = Type.Object({
 export type Item = Static<typeof Item>;
 
 export const RequestPaymentBody = Type.Object({
-  TRANS_SEQNO: TransSeqNo,
-  PLATFORM_CODE: Type.String(),
-  STORE_CODE: Type.String(),
-  TRANS_AT: TransAt,
+  ...SigningFields.properties,
   APPROVAL_AMOUNT: digits(1, 12, 'must be a string of 1 to 12 digits'),
   MOBILE_NO: digits(10, 11, 'must be 10 to 11 digits'),
   PAY_USER_NAME: Type.String({ minLength: 1, maxLength: 50 }),
@@ -50,7 +47,6 @@ export const RequestPaymentBody = Type.Object({
   USER_ID: Type.Optional(Type.String({ maxLength: 100 })),
   orderType: Type.Optional(Type.Union([Type.Literal('BILL'), Type.Literal('SHOP')])),
   ITEMS: Type.Optional(Type.Array(Item, { maxItems: 100 })),
-  API_SIGN: ApiSign,
 });
 export type RequestPaymentBody = Static<typeof RequestPaymentBody>;
 
@@ -58,15 +54,11 @@ export const SearchPaymentBody = SigningFields;
 export type SearchPaymentBody = Static<typeof SearchPaymentBody>;
 
 export const CancelPaymentBody = Type.Object({
-  TRANS_SEQNO: TransSeqNo,
-  PLATFORM_CODE: Type.String(),
-  STORE_CODE: Type.String(),
-  TRANS_AT: TransAt,
+  ...SigningFields.properties,
   REQUEST_TYPE: Type.Union([Type.Literal('CANCEL'), Type.Literal('DELETE')]),
   APPROVAL_AMOUNT: digits(1, 12, 'must be a string of 1 to 12 digits'),
   MOBILE_NO: digits(9, 11, 'must be 9 to 11 digits'),
   CANCEL_REASON: Type.Optional(Type.String({ maxLength: 100 })),
-  API_SIGN: ApiSign,
 });
 export type CancelPaymentBody = Static<typeof CancelPaymentBody>;
 

@@ -19,30 +19,21 @@ export function createMetrics(db: Kysely<Database>) {
     name: 'sunap_job_failures_total', help: 'Failed job attempts by kind; final=true when the job was given up',
     labelNames: ['kind', 'final'] as const, registers: [registry],
   });
-  new Gauge({
-    name: 'sunap_payments', help: 'Payments by state', labelNames: ['state'] as const, registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await db.selectFrom('payments').select('state').select((eb) => eb.fn.countAll<number>().as('n')).groupBy('state').execute();
-      for (const r of rows) this.set({ state: r.state }, Number(r.n));
-    },
-  });
-  new Gauge({
-    name: 'sunap_jobs_pending', help: 'Jobs waiting to run (queue depth) by kind', labelNames: ['kind'] as const, registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await db.selectFrom('jobs').select('kind').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PENDING').groupBy('kind').execute();
-      for (const r of rows) this.set({ kind: r.kind }, Number(r.n));
-    },
-  });
-  new Gauge({
-    name: 'sunap_jobs_dead', help: 'Jobs given up after their last attempt, by kind', labelNames: ['kind'] as const, registers: [registry],
-    async collect() {
-      this.reset();
-      const rows = await db.selectFrom('jobs').select('kind').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'DEAD').groupBy('kind').execute();
-      for (const r of rows) this.set({ kind: r.kind }, Number(r.n));
-    },
-  });
+  /** A gauge read at scrape time: one `select label, count(*) ... group by label`. */
+  const countGauge = (name: string, help: string, label: 'state' | 'kind', rows: () => Promise<{ key: string; n: number | string | bigint }[]>) =>
+    new Gauge({
+      name, help, labelNames: [label], registers: [registry],
+      async collect() {
+        this.reset();
+        for (const r of await rows()) this.set({ [label]: r.key }, Number(r.n));
+      },
+    });
+  countGauge('sunap_payments', 'Payments by state', 'state', () =>
+    db.selectFrom('payments').select((eb) => [eb.ref('state').as('key'), eb.fn.countAll<number>().as('n')]).groupBy('state').execute());
+  countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () =>
+    db.selectFrom('jobs').select((eb) => [eb.ref('kind').as('key'), eb.fn.countAll<number>().as('n')]).where('status', '=', 'PENDING').groupBy('kind').execute());
+  countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () =>
+    db.selectFrom('jobs').select((eb) => [eb.ref('kind').as('key'), eb.fn.countAll<number>().as('n')]).where('status', '=', 'DEAD').groupBy('kind').execute());
   return { registry, requests, latency, jobFailures };
 }
 export type Metrics = ReturnType<typeof createMetrics>;
