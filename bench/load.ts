@@ -1,5 +1,6 @@
 import autocannon, { type Request, type Result } from 'autocannon';
 import { createHistogram } from 'node:perf_hooks';
+import { cpuSeconds } from './processes.js';
 
 /** One measured autocannon run after a warm-up, with latencies kept at microsecond resolution. */
 export interface LoadSpec {
@@ -15,6 +16,8 @@ export interface LoadSpec {
   connections: number;
   duration: number;
   warmup: number;
+  /** The server's pid: its CPU time during the measured run is reported per request. */
+  serverPid?: number;
 }
 
 export interface LoadResult {
@@ -24,11 +27,15 @@ export interface LoadResult {
   p50: number;
   p99: number;
   max: number;
+  /** More of the latency distribution (ms), for the JSON results. */
+  percentiles: Record<string, number>;
   errors: number;
   timeouts: number;
   non2xx: number;
   mismatches: number;
   statusCodes: Record<string, number>;
+  /** Server CPU time (user + system) per completed request, in microseconds: robust to other load on the machine. */
+  cpuUsPerRequest?: number;
   /** The first answer that failed `verify` (truncated), to say what went wrong. */
   badExample: string | null;
 }
@@ -62,7 +69,9 @@ async function once(spec: LoadSpec, duration: number, record: boolean): Promise<
       hist.record(Math.max(1, Math.round(ms * 1000)));
     });
   }
+  const cpu0 = record && spec.serverPid ? cpuSeconds(spec.serverPid) : null;
   const r: Result = await instance;
+  const cpu1 = record && spec.serverPid ? cpuSeconds(spec.serverPid) : null;
   const statusCodes = Object.fromEntries(Object.entries(r.statusCodeStats).map(([k, v]) => [k, v.count]));
   const requests = r.requests.total;
   return {
@@ -72,11 +81,13 @@ async function once(spec: LoadSpec, duration: number, record: boolean): Promise<
     p50: hist.count ? hist.percentile(50) / 1000 : r.latency.p50,
     p99: hist.count ? hist.percentile(99) / 1000 : r.latency.p99,
     max: hist.count ? hist.max / 1000 : r.latency.max,
+    percentiles: hist.count ? Object.fromEntries([10, 25, 50, 75, 90, 97.5, 99, 99.9].map((q) => [`p${q}`, hist.percentile(q) / 1000])) : {},
     errors: r.errors,
     timeouts: r.timeouts,
     non2xx: r.non2xx,
     mismatches: r.mismatches,
     statusCodes,
+    ...(cpu0 !== null && cpu1 !== null && r.requests.total > 0 ? { cpuUsPerRequest: ((cpu1 - cpu0) * 1e6) / r.requests.total } : {}),
     badExample,
   };
 }

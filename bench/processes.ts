@@ -39,6 +39,20 @@ export function rssBytes(pid: number): number | null {
   }
 }
 
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a live process has used so far, in seconds; null once it is gone. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesized command name; utime and stime are the 14th and 15th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
 /** Samples a process's RSS every 50 ms between start() and stop(); keeps the peak. */
 export class RssSampler {
   private timer: NodeJS.Timeout | null = null;
@@ -125,11 +139,15 @@ async function waitReady(child: Child, path: string, timeoutMs = 90_000): Promis
  * exits after SIGTERM.
  */
 export async function startSunap(opts: {
-  root: string; databaseUrl: string; secretKey: string; caFile: string; logFile: string; profile?: { dir: string; name: string };
+  root: string; databaseUrl: string; secretKey: string; caFile: string; logFile: string; profile?: { dir: string };
+  /** A file for bench/mem-probe.mjs's lines (memory composition every 200 ms). */
+  memProbe?: string;
 }): Promise<Child> {
   const port = await freePort();
   const args = [
-    ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile.dir}`, `--cpu-prof-name=${opts.profile.name}`] : []),
+    // One file per thread (tsx's module loader runs on its own): a directory per process.
+    ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile.dir}`] : []),
+    ...(opts.memProbe ? ['--import', join(opts.root, 'bench', 'mem-probe.mjs')] : []),
     join(opts.root, 'bin', 'sunap.js'), 'serve',
   ];
   const proc = spawn(process.execPath, args, {
@@ -140,6 +158,7 @@ export async function startSunap(opts: {
       SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`,
       // The webhook receiver's certificate comes from a CA made for the run.
       NODE_EXTRA_CA_CERTS: opts.caFile,
+      ...(opts.memProbe ? { BENCH_MEM_PROBE: opts.memProbe } : {}),
     }),
   });
   const child = track(proc, opts.logFile, port);

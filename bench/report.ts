@@ -8,10 +8,13 @@ export interface Row {
   rps?: number;
   p50?: number;
   p99?: number;
+  latency?: Record<string, number>;
   requests?: number;
   completion?: number;
   throughput?: number;
   peakRssMB?: number;
+  /** Server CPU µs per request (or per item for batch/webhooks). */
+  cpuUs?: number;
   vsCeiling?: number;
   note?: string;
   error?: string;
@@ -28,7 +31,7 @@ const f = (x: number | undefined, d = 0) => (x === undefined || !Number.isFinite
 const ms = (x: number | undefined) => (x === undefined ? '–' : x < 10 ? f(x, 2) : x < 100 ? f(x, 1) : f(x, 0));
 
 export function table(rows: Row[]): string {
-  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'completed in', 'peak RSS MB', 'vs ceiling', 'status'];
+  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'completed in', 'server CPU µs/req', 'peak RSS MB', 'vs ceiling', 'status'];
   const lines = [
     `| ${head.join(' | ')} |`,
     `|${head.map((h, i) => (i < 2 || i === head.length - 1 ? '---' : '---:')).join('|')}|`,
@@ -37,7 +40,7 @@ export function table(rows: Row[]): string {
     const done = r.completion === undefined ? '–' : `${f(r.completion, 2)} s (${f(r.throughput, 0)}/s)`;
     const status = r.status === 'ok' ? 'ok' : r.status === 'skipped' ? `skipped: ${r.note ?? ''}` : `ERROR: ${r.error ?? ''}`;
     lines.push(`| ${[
-      r.target, r.label, f(r.rps), ms(r.p50), ms(r.p99), done, f(r.peakRssMB, 0),
+      r.target, r.label, f(r.rps), ms(r.p50), ms(r.p99), done, f(r.cpuUs, 0), f(r.peakRssMB, 0),
       r.vsCeiling === undefined ? '–' : `${f(r.vsCeiling * 100, 1)}%`, status.replace(/\|/g, '/').replace(/\n/g, ' '),
     ].join(' | ')} |`);
   }

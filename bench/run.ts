@@ -59,9 +59,9 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Prom
   try {
     const load = await runLoad({
       url: child.url, method: 'POST', path: '/api/searchPayment', body: '{"TRANS_SEQNO":"x"}', verify: (b) => b.length === Buffer.byteLength(body) || b === body,
-      connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup,
+      connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
     });
-    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, requests: load.requests, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
+    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
     const problem = loadProblem(load);
     if (problem) Object.assign(row, { status: 'error', error: problem });
     else state.ceilingRps = load.rps;
@@ -82,9 +82,10 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
   const serverLog = join(cfg.outDir, `${engine}-server.log`);
   const startServer = async (label: string) => {
     if (server) return server;
-    const profile = cfg.profileDir ? { dir: cfg.profileDir, name: `${engine}-${label}.cpuprofile` } : undefined;
-    server = await startSunap({ root: cfg.root, databaseUrl: database!.url, secretKey: SECRET_KEY, caFile, logFile: serverLog, profile });
-    if (profile) out.profiles.push(join(profile.dir, profile.name));
+    const profile = cfg.profileDir ? { dir: join(cfg.profileDir, `${engine}-${label}`) } : undefined;
+    const memProbe = process.env.BENCH_MEM_PROBE ? join(cfg.outDir, `${engine}-memory.jsonl`) : undefined;
+    server = await startSunap({ root: cfg.root, databaseUrl: database!.url, secretKey: SECRET_KEY, caFile, logFile: serverLog, profile, memProbe });
+    if (profile) out.profiles.push(profile.dir);
     return server;
   };
   const stopServer = async () => {
@@ -131,7 +132,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
 
     await startServer('setup');
     const t: Target = {
-      cfg, engine, url: () => server!.url, store, receiver, platformCode: platform.platformCode!, apiKey: platform.apiKey!,
+      cfg, engine, url: () => server!.url, pid: () => server!.pid, store, receiver, platformCode: platform.platformCode!, apiKey: platform.apiKey!,
       storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, hooks,
     };
 
@@ -178,7 +179,8 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         rss = new RssSampler(s.pid).start();
         const m = await runScenario(key, t);
         Object.assign(row, {
-          rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, requests: m.load?.requests, completion: m.completion, throughput: m.throughput, note: m.note,
+          rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, latency: m.load?.percentiles, requests: m.load?.requests, completion: m.completion, throughput: m.throughput,
+          cpuUs: m.cpuUs, note: m.note,
         });
         if (m.load && state.ceilingRps) row.vsCeiling = m.load.rps / state.ceilingRps;
         if (m.error) Object.assign(row, { status: 'error', error: m.error });
@@ -198,7 +200,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         if (Object.keys(d.left).length) Object.assign(row, { status: 'error', error: `jobs left pending: ${JSON.stringify(d.left)}` });
       }
       const r = row;
-      log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.completion ? ` ${r.completion.toFixed(2)} s` : ''} peak RSS ${Math.round(r.peakRssMB ?? 0)} MB${r.error ? ` — ${r.error}` : ''}`);
+      log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.completion ? ` ${r.completion.toFixed(2)} s` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''} peak RSS ${Math.round(r.peakRssMB ?? 0)} MB${r.error ? ` — ${r.error}` : ''}`);
       if (cfg.profileDir) await stopServer();
     }
   } catch (err) {
@@ -259,7 +261,7 @@ async function main(): Promise<number> {
     config: { ...cfg, scenarios: [...cfg.scenarios] }, rows, targets: checks, durability: durabilityOf, profiles, errors,
   }, null, 2) + '\n');
   process.stdout.write(`\n${md}\n\n`);
-  if (profiles.length) process.stdout.write(`CPU profiles (summarize with node --import tsx bench/profile-summary.ts FILE):\n${profiles.map((p) => `  ${p}`).join('\n')}\n`);
+  if (profiles.length) process.stdout.write(`CPU profiles, one directory per server process (summarize with node --import tsx bench/profile-summary.ts DIR):\n${profiles.map((p) => `  ${p}`).join('\n')}\n`);
   process.stdout.write(`results: ${join(cfg.outDir, 'results.json')}\n`);
   const failed = rows.filter((r) => r.status === 'error');
   for (const e of errors) process.stderr.write(`[bench] ERROR ${e}\n`);

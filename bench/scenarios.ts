@@ -7,14 +7,16 @@ import {
 } from './database.js';
 import { call, sleep } from './http.js';
 import { loadProblem, runLoad, type LoadResult } from './load.js';
+import { cpuSeconds } from './processes.js';
 import type { BenchReceiver } from './receiver.js';
 
 /** What a scenario needs from its target: a running Sunap, its database, and the fixtures. */
 export interface Target {
   cfg: BenchConfig;
   engine: Engine;
-  /** Base URL of the Sunap process currently serving. */
+  /** Base URL and pid of the Sunap process currently serving. */
   url: () => string;
+  pid: () => number;
   store: Store;
   receiver: BenchReceiver;
   platformCode: string;
@@ -36,6 +38,8 @@ export interface Measured {
   completion?: number;
   /** Items per second for the completion scenarios. */
   throughput?: number;
+  /** Server CPU time per request (load) or per item (completion scenarios), in microseconds. */
+  cpuUs?: number;
   note?: string;
   error?: string;
 }
@@ -69,12 +73,14 @@ function billBody(n: number, offset = 0): Record<string, unknown> {
   };
 }
 
-const loadOf = (t: Target) => ({ connections: t.cfg.connections, duration: t.cfg.duration, warmup: t.cfg.warmup });
+const loadOf = (t: Target) => ({ connections: t.cfg.connections, duration: t.cfg.duration, warmup: t.cfg.warmup, serverPid: t.pid() });
 
 function fromLoad(label: string, load: LoadResult, note?: string): Measured {
   const problem = loadProblem(load);
-  return { label, load, note, ...(problem ? { error: problem } : {}) };
+  return { label, load, note, cpuUs: load.cpuUsPerRequest, ...(problem ? { error: problem } : {}) };
 }
+
+const cpuNow = (t: Target) => cpuSeconds(t.pid()) ?? NaN;
 
 /** Waits until no job is left to run; what remains after the timeout is an error. */
 export async function drainJobs(t: Target, timeoutS: number): Promise<{ seconds: number; left: Record<string, number> }> {
@@ -188,12 +194,13 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Targe
       await postBatch(t, t.accounts.batchWarm.token, warmN, 500_000);
       await waitAllSent(t, t.accounts.batchWarm.token, warmN, cfg.completionTimeout);
       await drainJobs(t, cfg.completionTimeout);
+      const cpu0 = cpuNow(t);
       const t0 = performance.now();
       const acceptMs = await postBatch(t, t.accounts.batch.token, cfg.batch, 0);
       await waitAllSent(t, t.accounts.batch.token, cfg.batch, cfg.completionTimeout);
       const seconds = (performance.now() - t0) / 1000;
       return {
-        label, completion: seconds, throughput: cfg.batch / seconds,
+        label, completion: seconds, throughput: cfg.batch / seconds, cpuUs: ((cpuNow(t) - cpu0) * 1e6) / cfg.batch,
         note: `request accepted in ${Math.round(acceptMs)} ms; time from sending the request until the list API showed every bill SENT (polled every 100 ms)`,
       };
     }
@@ -214,12 +221,13 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Targe
       await drainJobs(t, cfg.completionTimeout);
       t.receiver.reset();
       const before = Date.now();
+      const cpu0 = cpuNow(t);
       const committed = await recordPaidEvents(t.store.db, t.accounts.webhooks.accountId, t.hooks.main[0], t.hooks.main[1]);
       const done = await waitDelivered(t, t.hooks.main, cfg.completionTimeout, before);
       const seconds = (done - committed) / 1000;
       const n = t.hooks.main[1] - t.hooks.main[0] + 1;
       const m: Measured = {
-        label, completion: seconds, throughput: n / seconds,
+        label, completion: seconds, throughput: n / seconds, cpuUs: ((cpuNow(t) - cpu0) * 1e6) / n,
         note: `events written in one transaction in ${((committed - before) / 1000).toFixed(1)} s (not counted); timed from its commit until all DELIVERED; receiver got ${t.receiver.hooks.toLocaleString('en-US')} signed POSTs over TLS`,
       };
       if (t.receiver.unsigned) m.error = `${t.receiver.unsigned} webhooks arrived without X-Service-Signature`;
