@@ -45,9 +45,16 @@ export async function openAttempt(db: Db, row: { id: string; payment_id: string;
   }).execute();
 }
 
-export async function closeAttempt(db: Db, id: string, status: string, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<void> {
-  await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null })
-    .where('id', '=', id).where('status', '=', 'OPEN').execute();
+/** Compare-and-set OPEN → status: false when someone (a reconcile) closed the attempt first. */
+export async function closeAttempt(db: Db, id: string, status: string, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<boolean> {
+  const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null })
+    .where('id', '=', id).where('status', '=', 'OPEN').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function attemptStatus(db: Db, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('payment_attempts').select('status').where('id', '=', id).executeTakeFirst();
+  return row?.status;
 }
 
 export async function hasOpenAttempt(db: Db, paymentId: string): Promise<boolean> {

@@ -324,9 +324,13 @@ export class GatewayService {
   }
 
   /**
-   * Commits an approval the processor gave: compare-and-set the payment, close the attempt,
-   * enqueue the callback and let listeners act, in one transaction. Returns null (and voids
-   * the charge) if the payment is no longer waiting, which the open-attempt slot prevents.
+   * Commits an approval the processor gave: close the attempt, compare-and-set the payment,
+   * enqueue the callback and let listeners act, in one transaction. The attempt is closed with
+   * its own compare-and-set first, because a reconcile (another instance's sweep, or one that a
+   * moved clock let in while the processor was still answering) may have settled it already:
+   * then that decision stands. Settled as APPROVED, the approval is on record and is the
+   * payment's; settled otherwise, this charge has no record and is voided. Returns null (and
+   * voids the charge) too if the payment is no longer waiting, which the slot prevents.
    */
   private async commitApproval(current: Payment, attemptId: string, r: Extract<ApproveOutcome, { outcome: 'APPROVED' }>, card: { card_bin: string; card_last4: string; installment_month: string }): Promise<Payment | null> {
     const now = this.deps.clock.nowMs();
@@ -335,16 +339,28 @@ export class GatewayService {
       issuer_name: r.issuerName, accepter_name: r.accepterName, method_name: '신용카드', card_bin: card.card_bin,
       card_last4: card.card_last4, pay_path: 'WEB', updated_at: now,
     };
+    const notWaiting = new Error('the payment is no longer waiting');
     const approved = await this.db.transaction().execute(async (trx) => {
-      if (!(await repo.transition(trx, current.id, ['STORE_REQUEST'], set))) return null;
-      await repo.closeAttempt(trx, attemptId, 'APPROVED', now, { issuer_name: r.issuerName });
+      if (!(await repo.closeAttempt(trx, attemptId, 'APPROVED', now, { issuer_name: r.issuerName }))) return 'SETTLED' as const;
+      // Rolls the attempt's close back with it: the void below closes it as CANCELED.
+      if (!(await repo.transition(trx, current.id, ['STORE_REQUEST'], set))) throw notWaiting;
       const updated: Payment = { ...current, ...set };
       await this.enqueueCallback(trx, updated, now);
       for (const l of this.listeners) await l.onApproved?.(trx, updated);
       return updated;
+    }).catch((err) => {
+      if (err === notWaiting) return null;
+      throw err;
     });
+    const voidCharge = () => this.deps.processor.cancel({ idempotencyKey: `void:${attemptId}`, approvalNumber: r.approvalNumber, amount: current.amount, cardBin: card.card_bin, cardLast4: card.card_last4 });
+    if (approved === 'SETTLED') {
+      if ((await repo.attemptStatus(this.db, attemptId)) === 'APPROVED') return (await repo.findPaymentById(this.db, current.id)) ?? null;
+      await voidCharge();
+      this.deps.log.warn({ payment: current.id, attempt: attemptId }, 'voided an approval whose attempt was settled as abandoned meanwhile');
+      return null;
+    }
     if (!approved) {
-      await this.deps.processor.cancel({ idempotencyKey: `void:${attemptId}`, approvalNumber: r.approvalNumber, amount: current.amount, cardBin: card.card_bin, cardLast4: card.card_last4 });
+      await voidCharge();
       await repo.closeAttempt(this.db, attemptId, 'CANCELED', now, { message: 'voided: the payment was no longer waiting' });
       return null;
     }
