@@ -61,7 +61,10 @@ export class SendRunner {
   private async attempt(send: Send): Promise<void> {
     const invoice = await repo.findInvoice(this.db, send.account_id, send.invoice_id, { withDeleted: true });
     if (!invoice) return;
-    if (invoice.deleted_at !== null || invoice.status !== 'PENDING') {
+    // An ACCEPTING send may have reached the provider before its process died: it is finished
+    // with the provider's answer under its key even if the invoice was paid or deleted since,
+    // so an accepted message is never recorded as failed and refunded.
+    if (send.status === 'WAITING' && (invoice.deleted_at !== null || invoice.status !== 'PENDING')) {
       await this.settle(send, null, { accepted: false, error: `the invoice is no longer payable (${invoice.deleted_at !== null ? 'deleted' : invoice.status})` });
       return;
     }
