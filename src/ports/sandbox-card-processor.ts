@@ -53,9 +53,18 @@ export class SandboxCardProcessor implements CardProcessor {
     return this.recall(idempotencyKey);
   }
 
+  /**
+   * Cancels (and voids) are kept under their idempotency key too, so a test can tell from the
+   * network's records that a refund happened once and that no committed approval was voided.
+   */
   async cancel(req: Parameters<CardProcessor['cancel']>[0]): Promise<CancelOutcome> {
     const number = Object.keys(SANDBOX_CARDS).find((n) => n.startsWith(req.cardBin) && n.endsWith(req.cardLast4));
     if (number && SANDBOX_CARDS[number]!.cancelFails) return { outcome: 'FAILED', message: '카드사 취소 처리에 실패했습니다' };
+    if (this.db) {
+      await this.db.insertInto('sandbox_card_charges')
+        .values({ idempotency_key: req.idempotencyKey, outcome: JSON.stringify({ outcome: 'CANCELED', approvalNumber: req.approvalNumber, amount: req.amount }), created_at: Date.now() })
+        .onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+    }
     return { outcome: 'CANCELED' };
   }
 }
