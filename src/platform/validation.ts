@@ -15,6 +15,46 @@ export interface Checker<T extends TSchema> {
   check(value: unknown): value is Static<T>;
 }
 
+/**
+ * Text the service cannot keep as given: NUL (PostgreSQL refuses it in text, so it would fail
+ * deep in a query as a 500, while SQLite would store it) and unpaired UTF-16 surrogates (not
+ * text at all; drivers silently turn them into U+FFFD). Refused wherever a schema expects a string.
+ */
+const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const BAD_TEXT_REASON = 'must be text without NUL characters or unpaired surrogates';
+
+/**
+ * The first string under the schema's own properties (unknown fields are ignored, as their
+ * values never reach storage) that is not acceptable text, as a field path; null when none.
+ * Only called on a value that passed the schema, so the walk is as deep as the schema.
+ */
+function badTextPath(schema: TSchema, value: unknown, path: string): string | null {
+  if (typeof value === 'string') return BAD_TEXT.test(value) ? path || 'body' : null;
+  if (value === null || typeof value !== 'object') return null;
+  const s = schema as { anyOf?: TSchema[]; items?: TSchema; properties?: Record<string, TSchema> };
+  if (s.anyOf) {
+    for (const branch of s.anyOf) {
+      const found = badTextPath(branch, value, path);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (Array.isArray(value)) {
+    if (!s.items) return null;
+    for (const [i, v] of value.entries()) {
+      const found = badTextPath(s.items, v, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const [k, sub] of Object.entries(s.properties ?? {})) {
+    if (!Object.hasOwn(value, k)) continue;
+    const found = badTextPath(sub, (value as Record<string, unknown>)[k], path ? `${path}.${k}` : k);
+    if (found) return found;
+  }
+  return null;
+}
+
 const cache = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 export function checker<T extends TSchema>(schema: T): Checker<T> {
@@ -24,14 +64,18 @@ export function checker<T extends TSchema>(schema: T): Checker<T> {
     cache.set(schema, compiled);
   }
   const c = compiled;
+  const firstError = (value: unknown): string | null => {
+    if (c.Check(value)) {
+      const bad = badTextPath(schema, value, '');
+      return bad === null ? null : `${bad}: ${BAD_TEXT_REASON}`;
+    }
+    const first = c.Errors(value).First();
+    return first ? describe(first) : 'body: is invalid';
+  };
   return {
     schema,
-    check: (value): value is Static<T> => c.Check(value),
-    firstError(value) {
-      if (c.Check(value)) return null;
-      const first = c.Errors(value).First();
-      return first ? describe(first) : 'body: is invalid';
-    },
+    check: (value): value is Static<T> => firstError(value) === null,
+    firstError,
   };
 }
 
