@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { GatewayError } from '../platform/errors.js';
+import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
 
 const PayBody = Type.Object({
   PLATFORM_CODE: Type.String({ minLength: 1 }),
@@ -28,11 +28,11 @@ export function sandboxGatewayRoutes(app: FastifyInstance): void {
       tags, summary: 'The customer pays, through the same code as the payment page (default card 4242…)',
       params: Type.Object({ TRANS_SEQNO: Type.String({ maxLength: 64 }) }), body: PayBody,
     },
-  }, async (req, reply) => {
+  }, async (req) => {
     const b = req.body as Static<typeof PayBody>;
     const { TRANS_SEQNO } = req.params as { TRANS_SEQNO: string };
     const p = await gw.findByStore(b.PLATFORM_CODE, b.STORE_CODE, TRANS_SEQNO);
-    if (!p) return reply.code(404).send({ message: 'TRANS_SEQNO: no such payment for this platform and store' });
+    if (!p) throw new AppError('NOT_FOUND', 'TRANS_SEQNO: no such payment for this platform and store');
     const r = await gw.pay(p.id, {
       number: b.cardNumber ?? '4242424242424242', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00',
     }, b.installmentMonth ?? '00');
@@ -43,7 +43,7 @@ export function sandboxGatewayRoutes(app: FastifyInstance): void {
 
   app.post('/sandbox/terminal-payments', {
     schema: { tags, summary: 'Record a payment approved on a terminal (KIOSK, VAN or CARD)', body: TerminalBody },
-  }, async (req, reply) => {
+  }, async (req) => {
     const b = req.body as Static<typeof TerminalBody>;
     try {
       const p = await gw.recordTerminalPayment({
@@ -52,9 +52,9 @@ export function sandboxGatewayRoutes(app: FastifyInstance): void {
       });
       return { TRANS_SEQNO: p.trans_seqno, APPROVE_STATUS: p.state, PAY_PATH: p.pay_path, APPROVAL_AMOUNT: p.amount };
     } catch (err) {
+      // Sandbox errors use the invoicing envelope like every other /sandbox answer.
       if (err instanceof GatewayError) {
-        const status = err.resultCode === '4005' ? 404 : err.resultCode === '4001' ? 409 : 400;
-        return reply.code(status).send({ RESULT_CODE: err.resultCode, message: err.message });
+        throw new AppError(err.resultCode === GatewayCodes.STORE ? 'NOT_FOUND' : err.resultCode === GatewayCodes.DUPLICATE ? 'STATE' : 'VALIDATION', err.message);
       }
       throw err;
     }
