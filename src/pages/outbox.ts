@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { kstSpaced } from '../platform/clock.js';
 import { listSandboxMessages, normalizePhone, OUTBOX_MAX_LIMIT, type OutboxMessage } from '../ports/sandbox-outbox.js';
 import { html, layout, pageHeaders } from './html.js';
@@ -68,6 +68,15 @@ ${list}`;
   return layout('샌드박스 메시지함', body);
 }
 
+/** The outbox is a page: its errors are pages too (the root handler answers JSON). */
+function outboxPageError(err: FastifyError & { validationMessage?: string }, req: FastifyRequest, reply: FastifyReply) {
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
+  if (status === 500) req.log.error({ err }, 'outbox page failed');
+  const text = status === 400 ? `검색 조건이 올바르지 않습니다 (${err.validationMessage ?? 'query: is invalid'}).` : '일시적인 오류입니다. 잠시 후 다시 시도해 주세요.';
+  return reply.code(status).headers(pageHeaders()).send(layout('샌드박스 메시지함', html`<h1>샌드박스 메시지함</h1>
+<section class="card state"><p>${text}</p><p><a href="/sandbox/outbox">전체 보기</a></p></section>`));
+}
+
 /** The sandbox outbox (decisions §6): the messages the sandbox provider accepted, as JSON and as a page. */
 export function sandboxOutboxRoutes(app: FastifyInstance): void {
   const tags = ['Sandbox'];
@@ -90,6 +99,7 @@ export function sandboxOutboxRoutes(app: FastifyInstance): void {
   });
 
   app.get('/sandbox/outbox', {
+    errorHandler: outboxPageError,
     schema: { tags, summary: 'The sandbox outbox as a page for people (HTML), filtered by phone', querystring: Query },
   }, async (req, reply) => {
     const q = req.query as QueryT;
