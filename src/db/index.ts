@@ -53,6 +53,10 @@ export function openStore(databaseUrl: string, opts: { poolSize?: number } = {})
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
   // An idle client losing its server (restart) must not crash the process.
   pool.on('error', () => {});
+  // Nor one that is checked out: pg emits 'error' on the client as well as failing its query,
+  // and the pool listens only while the client is idle. The failed query reports the loss;
+  // the pool drops the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
