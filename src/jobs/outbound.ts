@@ -2,8 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { HttpOut } from '../ports/http-out.js';
 
-export const OUTBOUND_TIMEOUT_MS = 10_000;
-
 /**
  * One outbound POST (callback or webhook), recorded whatever happens. Resolves when the
  * receiver answered 2xx; otherwise throws, which makes the job retry on its schedule.
@@ -17,7 +15,8 @@ export async function deliver(
   let status: number | null = null;
   let error: string | null = null;
   try {
-    status = (await http.post(a.url, a.body, a.headers, OUTBOUND_TIMEOUT_MS)).status;
+    // The timeout is the port's own (SUNAP_OUTBOUND_TIMEOUT_MS, 10 s by default).
+    status = (await http.post(a.url, a.body, a.headers)).status;
     if (status < 200 || status >= 300) error = status >= 300 && status < 400 ? `redirect ${status} not followed` : `HTTP ${status}`;
   } catch (err) {
     error = (err as Error).message.slice(0, 300) || 'connection failed';

@@ -9,15 +9,16 @@ import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-f
  * allowed, and every call has a timeout.
  */
 export interface HttpOut {
-  post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number }>;
+  /** `timeoutMs` defaults to the one the port was created with (SUNAP_OUTBOUND_TIMEOUT_MS). */
+  post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs?: number): Promise<{ status: number }>;
 }
 
-export function createHttpOut(opts: { allowPrivateTargets: boolean }): HttpOut {
+export function createHttpOut(opts: { allowPrivateTargets: boolean; timeoutMs: number }): HttpOut {
   const filter = { allowPrivateIPAddress: opts.allowPrivateTargets, keepAlive: true, maxSockets: 64 };
   const httpAgent = new RequestFilteringHttpAgent(filter);
   const httpsAgent = new RequestFilteringHttpsAgent(filter);
   return {
-    post(url, body, headers, timeoutMs) {
+    post(url, body, headers, timeoutMs = opts.timeoutMs) {
       return new Promise((resolve, reject) => {
         let u: URL;
         try {
