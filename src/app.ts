@@ -55,6 +55,30 @@ export interface BuildOptions {
   processor?: CardProcessor;
 }
 
+/**
+ * How deep a JSON body may nest. The deepest real body (recipientItems[].items[]) has five
+ * levels; a body nested thousands deep would reach recursive code (the requestId fingerprint)
+ * and overflow the stack as a 500.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when the JSON text nests brackets deeper than `max`; strings are skipped, so `"[[["` counts nothing. */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** One root that composes the whole service; the server and every test build the same app. */
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.logLevel);
@@ -68,7 +92,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const clock = new ServiceClock(config.mode === 'sandbox' ? store.db : null);
   await clock.refresh();
   const box = new SecretBox(config.secretKey);
-  const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
+  const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets });
   const metrics = createMetrics(store.db);
   const worker = new JobWorker(store.db, store.engine, clock, log, {
     pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs,
@@ -99,6 +123,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       const err = c.firstError(data);
       return err ? { error: Object.assign(new Error(err), { validationMessage: err }) } : { value: data };
     };
+  });
+
+  // The default JSON parser (prototype-poisoning checks included), behind a nesting limit.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+      done(Object.assign(new Error(`body: is nested more than ${MAX_JSON_DEPTH} levels deep`), { statusCode: 400, code: 'SUNAP_JSON_TOO_DEEP' }), undefined);
+      return;
+    }
+    parseJson(req, body as string, done);
   });
 
   await app.register(helmet, {
@@ -139,6 +174,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         const body = notJsonObject();
         if (status === 413) body.result_data.RESULT_MSG = 'body: is larger than the allowed size';
         else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') body.result_data.RESULT_MSG = 'body: must be sent as application/json';
+        else if (err.code === 'SUNAP_JSON_TOO_DEEP') body.result_data.RESULT_MSG = err.message;
         else if (err.code !== 'FST_ERR_VALIDATION') body.result_data.RESULT_MSG = 'body: is not valid JSON';
         return reply.code(status === 413 ? 413 : 400).send(body);
       }
