@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { migrate, openStore, type Store } from './db/index.js';
 import { callbackHandler } from './gateway/callback.js';
@@ -13,6 +13,8 @@ import { CALLBACK_JOB, GatewayService } from './gateway/service.js';
 import { JobWorker } from './jobs/queue.js';
 import { invoicingPlugin } from './invoicing/index.js';
 import { invoicingWebPlugin } from './invoicing/webhooks.js';
+import { pageHeaders } from './pages/html.js';
+import { paymentPagePaths, renderProblem } from './pages/payment-page.js';
 import { pageRoutes } from './pages/routes.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
@@ -79,6 +81,12 @@ export function jsonNestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** Path problems Fastify finds before any route runs, as `path: reason` (each surface wraps it in its envelope). */
+const PATH_PROBLEMS: Record<string, string> = {
+  FST_ERR_BAD_URL: 'path: is not a valid URL (malformed percent-encoding)',
+  FST_ERR_MAX_PARAM_LENGTH: 'path: a path segment is longer than 1000 characters',
+};
+
 /** One root that composes the whole service; the server and every test build the same app. */
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const log = opts.logger ?? createLogger(config.logLevel);
@@ -104,6 +112,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   worker.register(CALLBACK_JOB, callbackHandler(store.db, http, clock));
 
+  const pagePrefixes = [
+    paymentPagePaths(config.paymentPageUrl).page,
+    `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`,
+  ];
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -112,6 +124,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     routerOptions: { maxParamLength: 1000 },
     trustProxy: config.trustProxy,
     forceCloseConnections: false,
+    // Fastify answers these in its own JSON before routing: send them to the error handler
+    // below (the API envelopes), or answer a page on page paths.
+    frameworkErrors: (err, req, res) => {
+      const reply = res as unknown as FastifyReply;
+      if (pagePrefixes.some((p) => req.url.startsWith(p))) {
+        void reply.code(400).headers(pageHeaders()).type('text/html; charset=utf-8').send(renderProblem(400));
+        return;
+      }
+      void onError(err, req as unknown as FastifyRequest, reply);
+    },
   }) as unknown as FastifyInstance;
   app.decorate('sunap', { config, store, clock, box, gateway, worker, http, metrics, log });
   app.decorateRequest('resultCode', '');
@@ -165,7 +187,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     metrics.latency.observe({ method: req.method, route, result_code: code }, reply.elapsedTime / 1000);
   });
 
-  app.setErrorHandler(async (err: Error & { statusCode?: number; code?: string; validation?: unknown; validationMessage?: string }, req, reply) => {
+  const onError = async (err: Error & { statusCode?: number; code?: string; validation?: unknown; validationMessage?: string }, req: FastifyRequest, reply: FastifyReply) => {
     const status = err.statusCode ?? 500;
     const url = req.url;
     if (url.startsWith('/api/')) {
@@ -174,6 +196,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         const body = notJsonObject();
         if (status === 413) body.result_data.RESULT_MSG = 'body: is larger than the allowed size';
         else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') body.result_data.RESULT_MSG = 'body: must be sent as application/json';
+        else if (err.code && PATH_PROBLEMS[err.code]) body.result_data.RESULT_MSG = PATH_PROBLEMS[err.code]!;
         else if (err.code === 'SUNAP_JSON_TOO_DEEP') body.result_data.RESULT_MSG = err.message;
         else if (err.code !== 'FST_ERR_VALIDATION') body.result_data.RESULT_MSG = 'body: is not valid JSON';
         return reply.code(status === 413 ? 413 : 400).send(body);
@@ -191,6 +214,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       if (status === 413) msg = 'body: is larger than the allowed size';
       else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') msg = 'body: must be sent as application/json';
       else if (err.code?.startsWith('FST_ERR_CTP')) msg = 'body: is not valid JSON';
+      else if (err.code && PATH_PROBLEMS[err.code]) msg = PATH_PROBLEMS[err.code]!;
       if (status === 429) {
         req.resultCode = '-29';
         return reply.code(429).send(appEnvelope(-29, 'too many requests; slow down'));
@@ -201,7 +225,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     req.log.error({ err }, 'request failed');
     req.resultCode = '-99';
     return reply.code(500).send(appEnvelope(-99, 'internal error; nothing was changed, try again'));
-  });
+  };
+  app.setErrorHandler(onError);
 
   app.setNotFoundHandler(async (req, reply) => {
     if (req.url.startsWith('/app/')) return reply.code(404).send(appEnvelope(-10, 'not found'));
