@@ -14,7 +14,7 @@ import { InvoiceService } from './service.js';
 export async function invoicingPlugin(app: FastifyInstance, opts: { messaging?: MessagingProvider } = {}): Promise<void> {
   const { store, clock, box, gateway, worker, config, log } = app.sunap;
   const messaging = opts.messaging ?? new SandboxMessaging(store.db, clock);
-  const runner = new SendRunner(store.db, { gateway, messaging, clock, costs: config.costs, log });
+  const runner = new SendRunner(store.db, { gateway, messaging, clock, costs: config.costs, log, timeoutMs: config.outboundTimeoutMs });
   const invoices = new InvoiceService(store.db, {
     gateway, messaging, runner, clock, box, costs: config.costs, log, wake: () => worker.wake(),
   });

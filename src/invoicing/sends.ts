@@ -25,6 +25,15 @@ export function reserveCost(channel: SendChannel, costs: Costs): number {
 
 class LostRace extends Error {}
 
+/** `p`, or an error after `ms`: a provider that never answers must not hold the send forever. */
+function within<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
 /**
  * One send of one invoice (design note 6, "Invoice creation" flow): issue the gateway payment
  * if missing → mark the send ACCEPTING (committed) → provider call with the send id as
@@ -35,7 +44,11 @@ class LostRace extends Error {}
 export class SendRunner {
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly deps: { gateway: GatewayService; messaging: MessagingProvider; clock: Clock; costs: Costs; log: Logger },
+    private readonly deps: {
+      gateway: GatewayService; messaging: MessagingProvider; clock: Clock; costs: Costs; log: Logger;
+      /** Time limit of one provider call (SUNAP_OUTBOUND_TIMEOUT_MS); running out is an error, retried under the same key. */
+      timeoutMs: number;
+    },
   ) {}
 
   handler(): JobHandler {
@@ -89,7 +102,8 @@ export class SendRunner {
       used = channel;
       // The first channel uses the send id itself; a fallback is another message, so another key.
       const idempotencyKey = i === 0 ? send.id : `${send.id}:${channel}`;
-      outcome = await this.deps.messaging.send({ idempotencyKey, channel, to: send.receiver_phone, text, link });
+      outcome = await within(this.deps.messaging.send({ idempotencyKey, channel, to: send.receiver_phone, text, link }), this.deps.timeoutMs,
+        `the messaging provider did not answer within ${this.deps.timeoutMs} ms (${channel})`);
       if (outcome.accepted) break;
     }
     await this.settle(send, used, outcome);
