@@ -100,7 +100,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const clock = new ServiceClock(config.mode === 'sandbox' ? store.db : null);
   await clock.refresh();
   const box = new SecretBox(config.secretKey);
-  const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets });
+  const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
   const metrics = createMetrics(store.db);
   const worker = new JobWorker(store.db, store.engine, clock, log, {
     pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs,
