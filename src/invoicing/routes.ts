@@ -9,6 +9,7 @@ import {
   BillDetail, BillList, BillParams, CreateBillBody, Envelope, ErrorEnvelope, ListQuery, LoginBody, PointsView, RefreshBody,
   ResendBody, ResendSummary, SalesSummary, SummaryQuery, TokenPair,
 } from './schemas.js';
+import { tooManyRequests } from './public.js';
 import type { InvoiceService } from './service.js';
 
 declare module 'fastify' {
@@ -51,12 +52,21 @@ export function invoicingRoutes(app: FastifyInstance, auth: AuthService, svc: In
 
   // ---- auth ------------------------------------------------------------------------------------
 
-  app.post('/app/v1/auth/login', route('Log in with email and password', {
-    body: LoginBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403, 429) },
-  }, {
-    public: true,
-    description: 'Access token valid 1 hour (accessTokenExpiresIn 3600), refresh token 30 days. Wrong email or password: 401 / -3. After 5 failures for one email, further tries wait a lockout that doubles from 30 seconds (429 / -29).',
-  }), async (req) => {
+  // Besides the per-email throttle (AuthService), one address may try only so many logins a
+  // minute, whatever the emails: spraying passwords over many accounts is slowed too. The
+  // counters live in process memory, so each instance allows this much.
+  const loginLimit = config.loginRateLimit > 0
+    ? { config: { rateLimit: { max: config.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: tooManyRequests } } }
+    : {};
+  app.post('/app/v1/auth/login', {
+    ...route('Log in with email and password', {
+      body: LoginBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403, 429) },
+    }, {
+      public: true,
+      description: `Access token valid 1 hour (accessTokenExpiresIn 3600), refresh token 30 days. Wrong email or password: 401 / -3. After 5 failures for one email, further tries wait a lockout that doubles from 30 seconds (429 / -29). ${config.loginRateLimit > 0 ? `At most ${config.loginRateLimit} tries a minute per client address (429 / -29).` : ''}`.trim(),
+    }),
+    ...loginLimit,
+  }, async (req) => {
     const b = req.body as Static<typeof LoginBody>;
     return ok(req, await auth.login(b.email, b.password));
   });

@@ -27,6 +27,8 @@ export interface Config {
   jobLeaseMs: number;
   /** Time limit of one outbound call (callback, webhook, messaging provider), in milliseconds. */
   outboundTimeoutMs: number;
+  /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
+  loginRateLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -148,5 +150,6 @@ export function loadConfig(env: Env = process.env): Config {
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
+    loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
   };
 }
