@@ -55,7 +55,10 @@ export interface WorkerStats {
  * Durable job worker (design note 8). Jobs are claimed with a lease; a worker that dies
  * leaves its lease to expire and another worker (or this one after restart) runs the job
  * again, so handlers are idempotent. `run_at` follows the service clock (the sandbox can
- * move it); leases follow real time, because they measure whether a worker is alive.
+ * move it); leases follow real time, because they measure whether a worker is alive. While
+ * a job runs, its worker renews the lease every third of it: a slow handler (a merchant
+ * that takes longer than the lease to answer) is still one worker's, and only a dead
+ * worker's jobs are taken over.
  */
 export class JobWorker {
   private readonly handlers = new Map<string, JobHandler>();
@@ -64,6 +67,9 @@ export class JobWorker {
   private polling: Promise<void> | null = null;
   private again = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Ids of the jobs running here, whose leases the renewer keeps ahead. */
+  private readonly runningIds = new Set<string>();
+  private renewer: NodeJS.Timeout | null = null;
   readonly owner = newId();
 
   constructor(
@@ -186,7 +192,36 @@ export class JobWorker {
     });
   }
 
+  private async renew(): Promise<void> {
+    const ids = [...this.runningIds];
+    if (ids.length === 0) return;
+    try {
+      await this.db.updateTable('jobs').set({ lease_until: Date.now() + this.opts.leaseMs })
+        .where('id', 'in', ids).where('lease_owner', '=', this.owner).where('status', '=', 'PENDING').execute();
+    } catch (err) {
+      // The database is away: the leases may run out, and the jobs then run again elsewhere (handlers are idempotent).
+      this.log.warn({ err: (err as Error).message }, 'could not renew job leases');
+    }
+  }
+
   private async execute(job: JobRow): Promise<void> {
+    this.runningIds.add(job.id);
+    if (!this.renewer) {
+      this.renewer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.opts.leaseMs / 3)));
+      this.renewer.unref();
+    }
+    try {
+      await this.run(job);
+    } finally {
+      this.runningIds.delete(job.id);
+      if (this.runningIds.size === 0 && this.renewer) {
+        clearInterval(this.renewer);
+        this.renewer = null;
+      }
+    }
+  }
+
+  private async run(job: JobRow): Promise<void> {
     const handler = this.handlers.get(job.kind)!;
     try {
       await handler.run({ ...job, data: JSON.parse(job.payload) });
