@@ -18,7 +18,7 @@ import { billBody, newAccount, type Login } from '../invoicing/support.js';
 import { dbSnapshot, raw, runs, type Res } from './support.js';
 
 const BODY_RUNS = runs(100, 2000);
-const URL_RUNS = runs(60, 1500);
+const URL_RUNS = runs(100, 2000);
 const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined;
 const MiB = 1024 * 1024;
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ipaddr from 'ipaddr.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
-import { guardedLookup, isForbiddenAddress, type LookupFunction } from '../../src/ports/http-out.js';
+import { createHttpOut, guardedLookup, isForbiddenAddress, type LookupFunction } from '../../src/ports/http-out.js';
 import { paymentBody, seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -135,15 +135,32 @@ for (const engine of engines) {
       const attemptsFor = (target: 'CALLBACK' | 'WEBHOOK', refId: string) =>
         t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll().where('target', '=', target).where('ref_id', '=', refId).execute();
 
+      /** Every spelling of loopback Node's URL parser accepts (decimal, hex, octal, short, mapped, by name). */
+      const loopbackForms = (p: number) => [
+        `https://127.0.0.1:${p}/cb`, `https://127.1:${p}/cb`, `https://127.0.0.2:${p}/cb`, `https://0.0.0.0:${p}/cb`, `https://0:${p}/cb`,
+        `https://[::1]:${p}/cb`, `https://[::ffff:127.0.0.1]:${p}/cb`, `https://[0:0:0:0:0:0:0:1]:${p}/cb`, `https://[::]:${p}/cb`,
+        `https://localhost:${p}/cb`, `https://LocalHost:${p}/cb`, `https://2130706433:${p}/cb`, `https://0x7f000001:${p}/cb`,
+        `https://0177.0.0.1:${p}/cb`, `https://0x7f.1:${p}/cb`, `https://%31%32%37.0.0.1:${p}/cb`,
+        ...loopbackHostNames().map((n) => `https://${n}:${p}/cb`),
+      ];
+
+      test('control: with private targets allowed, these forms do reach the listener (so "nothing reached it" means something)', async () => {
+        const control = await trap();
+        try {
+          const open = createHttpOut({ allowPrivateTargets: true, timeoutMs: 3000 });
+          for (const form of loopbackForms(control.port)) {
+            const unspecified = /\/\/(0\.0\.0\.0|0|\[::\]):/.test(form); // refused even then (the agent's "meta address" rule)
+            const before = control.hits;
+            await open.post(form, Buffer.from('{}'), {}).catch(() => {});
+            assert.equal(control.hits > before, !unspecified, form);
+          }
+        } finally {
+          await control.close();
+        }
+      });
+
       test('every loopback form of CONFIRM_URL is refused, the refusal recorded, nothing reaches the listener', async () => {
-        const p = inside.port;
-        const forms = [
-          `https://127.0.0.1:${p}/cb`, `https://127.1:${p}/cb`, `https://127.0.0.2:${p}/cb`, `https://0.0.0.0:${p}/cb`, `https://0:${p}/cb`,
-          `https://[::1]:${p}/cb`, `https://[::ffff:127.0.0.1]:${p}/cb`, `https://[0:0:0:0:0:0:0:1]:${p}/cb`, `https://[::]:${p}/cb`,
-          `https://localhost:${p}/cb`, `https://LocalHost:${p}/cb`, `https://2130706433:${p}/cb`, `https://0x7f000001:${p}/cb`,
-          `https://0177.0.0.1:${p}/cb`, `https://0x7f.1:${p}/cb`, `https://%31%32%37.0.0.1:${p}/cb`,
-          ...loopbackHostNames().map((n) => `https://${n}:${p}/cb`),
-        ];
+        const forms = loopbackForms(inside.port);
         const sent: { form: string; paymentId: string }[] = [];
         for (const form of forms) {
           const seq = seqNo('SSRF');
