@@ -164,14 +164,8 @@ export class SendRunner {
         sent_at: now,
       });
       if (!settled) return;
-      const refund = reserved - cost;
-      if (refund > 0) {
-        const written = await repo.addLedger(trx, [{
-          account_id: send.account_id, delta: refund, kind: 'REFUND', ref: send.id,
-          memo: outcome.accepted ? `${used} carried it` : 'send failed', created_at: now,
-        }]);
-        if (written === 1) await repo.credit(trx, send.account_id, refund, now);
-      }
+      // The invoice before the wallet: every transaction that takes both locks them in this
+      // order (creation, resend), so concurrent ones wait instead of deadlocking on PostgreSQL.
       if (outcome.accepted) {
         await trx.updateTable('invoices').set((eb) => ({
           send_status: 'SENT', send_count: eb('send_count', '+', 1),
@@ -181,6 +175,14 @@ export class SendRunner {
         // A failed resend leaves the invoice as it was: it has been sent before.
         await trx.updateTable('invoices').set({ send_status: 'FAILED', updated_at: now })
           .where('id', '=', send.invoice_id).where('account_id', '=', send.account_id).where('send_status', '=', 'WAITING').execute();
+      }
+      const refund = reserved - cost;
+      if (refund > 0) {
+        const written = await repo.addLedger(trx, [{
+          account_id: send.account_id, delta: refund, kind: 'REFUND', ref: send.id,
+          memo: outcome.accepted ? `${used} carried it` : 'send failed', created_at: now,
+        }]);
+        if (written === 1) await repo.credit(trx, send.account_id, refund, now);
       }
     });
   }

@@ -279,7 +279,11 @@ export class InvoiceService {
     const now = this.deps.clock.nowMs();
     await this.db.transaction().execute(async (trx) => {
       const sends: Insertable<SendTable>[] = [];
-      for (const e of entries) {
+      // Invoice rows are locked in id order, then the wallet (as a send's settlement does):
+      // two resends of overlapping lists, or a resend and a settlement, wait for each other
+      // instead of deadlocking on PostgreSQL.
+      const byId = [...entries].sort((x, y) => (x.inv?.id ?? 0) - (y.inv?.id ?? 0));
+      for (const e of byId) {
         if (e.skip || !e.inv) continue;
         if (!(await repo.touchPending(trx, account.id, e.inv.id, now))) {
           e.skip = 'no longer payable';
