@@ -10,6 +10,9 @@ export interface Row {
   p99?: number;
   latency?: Record<string, number>;
   requests?: number;
+  /** Seconds of warm-up before the window opened, and connections answered by then. */
+  warmupSeconds?: number;
+  admitted?: number;
   completion?: number;
   throughput?: number;
   peakRssMB?: number;

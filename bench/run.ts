@@ -61,7 +61,7 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Prom
       url: child.url, method: 'POST', path: '/api/searchPayment', body: '{"TRANS_SEQNO":"x"}', verify: (b) => b.length === Buffer.byteLength(body) || b === body,
       connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
     });
-    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
+    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
     const problem = loadProblem(load);
     if (problem) Object.assign(row, { status: 'error', error: problem });
     else state.ceilingRps = load.rps;
@@ -179,7 +179,8 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         rss = new RssSampler(s.pid).start();
         const m = await runScenario(key, t);
         Object.assign(row, {
-          rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, latency: m.load?.percentiles, requests: m.load?.requests, completion: m.completion, throughput: m.throughput,
+          rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, latency: m.load?.percentiles, requests: m.load?.requests,
+          warmupSeconds: m.load?.warmupSeconds, admitted: m.load?.admitted, completion: m.completion, throughput: m.throughput,
           cpuUs: m.cpuUs, note: m.note,
         });
         if (m.load && state.ceilingRps) row.vsCeiling = m.load.rps / state.ceilingRps;

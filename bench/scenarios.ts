@@ -6,7 +6,7 @@ import {
   benchPhone, failedAttempts, pendingJobs, recordPaidEvents, sendStatusCounts, webhookCounts, type BenchAccount,
 } from './database.js';
 import { call, sleep } from './http.js';
-import { loadProblem, runLoad, type LoadResult } from './load.js';
+import { loadProblem, loadWarning, runLoad, type LoadResult } from './load.js';
 import { cpuSeconds } from './processes.js';
 import type { BenchReceiver } from './receiver.js';
 
@@ -73,11 +73,18 @@ function billBody(n: number, offset = 0): Record<string, unknown> {
   };
 }
 
-const loadOf = (t: Target) => ({ connections: t.cfg.connections, duration: t.cfg.duration, warmup: t.cfg.warmup, serverPid: t.pid() });
+const loadOf = (t: Target, key: ScenarioKey) => ({
+  connections: t.cfg.connections, duration: t.cfg.duration, warmup: t.cfg.warmup, serverPid: t.pid(),
+  ...(process.env.BENCH_LATENCY_TRACE ? { traceFile: `${t.cfg.outDir}/${t.engine}-${key}-latency.txt` } : {}),
+});
 
-function fromLoad(label: string, load: LoadResult, note?: string): Measured {
+function fromLoad(label: string, load: LoadResult, note?: string, connections?: number): Measured {
   const problem = loadProblem(load);
-  return { label, load, note, cpuUs: load.cpuUsPerRequest, ...(problem ? { error: problem } : {}) };
+  const warning = loadWarning(load);
+  const admission = load.warmupSeconds > 10 || (connections !== undefined && load.admitted < connections)
+    ? `warm-up took ${load.warmupSeconds.toFixed(0)} s until ${load.admitted}${connections ? ` of ${connections}` : ''} connections had been answered`
+    : undefined;
+  return { label, load, note: [note, admission, warning].filter(Boolean).join('; ') || undefined, cpuUs: load.cpuUsPerRequest, ...(problem ? { error: problem } : {}) };
 }
 
 const cpuNow = (t: Target) => cpuSeconds(t.pid()) ?? NaN;
@@ -159,8 +166,8 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Targe
   const cfg = t.cfg;
   switch (key) {
     case 'searchPayment': {
-      const load = await runLoad({ url: t.url(), method: 'POST', path: '/api/searchPayment', body: signedSearch(t), verify: (b) => b.includes(GW_OK), ...loadOf(t) });
-      return fromLoad(label, load);
+      const load = await runLoad({ url: t.url(), method: 'POST', path: '/api/searchPayment', body: signedSearch(t), verify: (b) => b.includes(GW_OK), ...loadOf(t, key) });
+      return fromLoad(label, load, undefined, cfg.connections);
     }
     case 'requestPayment': {
       let n = 0;
@@ -168,22 +175,22 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Targe
       const confirm = `${t.receiver.base}/callback`;
       const load = await runLoad({
         url: t.url(), method: 'POST', path: '/api/requestPayment', makeBody: () => paymentRequest(t, prefix + (n++).toString(36), confirm),
-        verify: (b) => b.includes(GW_OK), ...loadOf(t),
+        verify: (b) => b.includes(GW_OK), ...loadOf(t, key),
       });
-      return fromLoad(label, load, `${n.toLocaleString('en-US')} payments created (warm-up included)`);
+      return fromLoad(label, load, `${n.toLocaleString('en-US')} payments created (warm-up included)`, cfg.connections);
     }
     case 'createInvoice': {
       const a = t.accounts.create;
       const body = JSON.stringify(billBody(1));
       const load = await runLoad({
         url: t.url(), method: 'POST', path: '/app/v1/sales/bill', body, headers: { 'x-access-token': a.token },
-        verify: (b) => b.includes(APP_OK), ...loadOf(t),
+        verify: (b) => b.includes(APP_OK), ...loadOf(t, key),
       });
       const drained = await drainJobs(t, cfg.completionTimeout);
       const counts = await sendStatusCounts(t.store.db, a.accountId);
       const total = Object.values(counts).reduce((x, y) => x + y, 0);
       const note = `${total.toLocaleString('en-US')} invoices (warm-up included); their sends finished ${drained.seconds.toFixed(1)} s after the load`;
-      const m = fromLoad(label, load, note);
+      const m = fromLoad(label, load, note, cfg.connections);
       const left = Object.values(drained.left).reduce((x, y) => x + y, 0);
       if (left) m.error = [m.error, `${left} jobs still pending ${cfg.completionTimeout} s after the load: ${JSON.stringify(drained.left)}`].filter(Boolean).join('; ');
       if (counts.FAILED) m.error = [m.error, `${counts.FAILED} invoices FAILED to send`].filter(Boolean).join('; ');
@@ -210,9 +217,9 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Targe
       const n = key === 'listSmall' ? cfg.listSmall : cfg.listLarge;
       const load = await runLoad({
         url: t.url(), method: 'GET', path: '/app/v1/sales/bill?page=1&size=100', headers: { 'x-access-token': a.token },
-        verify: (b) => b.includes(APP_OK) && b.includes(`"totalCount":${n}`), ...loadOf(t),
+        verify: (b) => b.includes(APP_OK) && b.includes(`"totalCount":${n}`), ...loadOf(t, key),
       });
-      return fromLoad(label, load);
+      return fromLoad(label, load, undefined, cfg.connections);
     }
     case 'webhooks': {
       const warmStart = Date.now();
