@@ -78,7 +78,8 @@ export class ServerProcess {
 
   constructor(readonly opts: ServerOptions) {
     mkdirSync(LOG_DIR, { recursive: true });
-    this.log = createWriteStream(join(LOG_DIR, `${opts.name}.log`), { flags: 'w' });
+    // One file per server and test process: runs going on at the same time keep their own logs.
+    this.log = createWriteStream(join(LOG_DIR, `${opts.name}-${process.pid}.log`), { flags: 'w' });
   }
 
   get url(): string {

@@ -133,7 +133,10 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
       holding = false;
       receiver.release(200);
       await receiver.waitFor(() => seqs.every((seq) => receiver.deliveries.some((d) => d.key === seq && d.reaction === 200)), 20_000, 'every callback answered 200');
-      const jobs = await fx.db.selectFrom('jobs').selectAll().where('kind', '=', 'gateway.callback').execute();
+      // The worker marks a job DONE just after the receiver answered.
+      const callbackJobs = () => fx.db.selectFrom('jobs').selectAll().where('kind', '=', 'gateway.callback').execute();
+      for (const until = Date.now() + 10_000; (await callbackJobs()).some((j) => j.status !== 'DONE') && Date.now() < until;) await sleep(50);
+      const jobs = await callbackJobs();
       const outbound = await fx.db.selectFrom('outbound_attempts').selectAll().execute();
       const takenOver = jobs.filter((j) => j.attempts > outbound.filter((o) => o.job_id === j.id).length);
       assert.ok(takenOver.length >= 1, 'the killed instance held at least one job');
@@ -183,6 +186,7 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
         }
       }
       await receiver.waitFor(() => seqs.every((seq) => receiver.deliveries.some((d) => d.key === seq && d.reaction === 200)), 30_000, 'every slow callback answered');
+      // Long enough for a second claim to show, had a lease run out.
       await sleep(LEASE_MS * 2);
       const jobs = await fx.db.selectFrom('jobs').selectAll().where('kind', '=', 'gateway.callback').execute();
       for (const j of jobs) {

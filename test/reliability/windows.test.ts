@@ -105,6 +105,23 @@ for (const engine of engines) {
       assert.deepEqual((await attempts(p.id)).map((x) => x.status), ['APPROVED']);
     });
 
+    test('resends of overlapping lists in opposite orders, next to new sends settling: no deadlock, every answer 200', async () => {
+      const a = await newAccount(t, { points: 1_000_000 });
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) ids.push(await createOne(t, a, { members: [{ studentName: '홍길동', studentPhone: `0107222000${i + 1}` }] }));
+      for (const id of ids) await waitSent(t, a, id);
+      const statuses: number[] = [];
+      for (let round = 0; round < 8; round++) {
+        const rs = await Promise.all([
+          t.post('/app/v1/sales/bill/resend', { billIds: ids }, a.h),
+          t.post('/app/v1/sales/bill/resend', { billIds: [...ids].reverse() }, a.h),
+          t.post('/app/v1/sales/bill', { reason: '수강료', amount: 1000, sendChannel: 'ALIMTALK_THEN_SMS', members: [{ studentName: '갑', studentPhone: '01072229999' }, { studentName: '을', studentPhone: '01072220000' }] }, a.h),
+        ]);
+        statuses.push(...rs.map((r) => r.status));
+      }
+      assert.deepEqual(statuses.filter((s) => s !== 200), [], 'a request failed (a deadlock answers 500)');
+    });
+
     for (const pause of ['before', 'after'] as const) {
       test(`the clock moves past the staleness while the processor is still answering (${pause} it acts): one approval, on record, never voided`, async () => {
         const p = await payment();
