@@ -132,14 +132,16 @@ function render(valid: Record<string, unknown>, plan: Plan, opts: { form?: boole
   for (const o of plan.ops) {
     if (o.op === 'extra') {
       const target = o.at.length === 0 ? body : (parentOf(body, [...o.at, '_']) as any);
-      if (isObj(target)) setOwn(target, o.key, o.value);
+      // Generated values can be shared constants ({}, [[]]): insert copies, so a later op that
+      // writes into this one cannot change the constant (or make it contain itself).
+      if (isObj(target)) setOwn(target, o.key, structuredClone(o.value));
       continue;
     }
     const parent = parentOf(body, o.path);
     const last = o.path[o.path.length - 1]!;
     if (!parent) continue;
     if (o.path[0] === 'API_SIGN') touchedSign = true;
-    if (o.op === 'set') setOwn(parent, last, o.value);
+    if (o.op === 'set') setOwn(parent, last, structuredClone(o.value));
     else if (o.op === 'poison') {
       const v = parent[last];
       const str = typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
@@ -197,7 +199,14 @@ const oddSegment = fc.oneof(
 async function property<T>(arb: fc.Arbitrary<T>, predicate: (v: T) => Promise<void>, numRuns: number): Promise<void> {
   const out = await fc.check(fc.asyncProperty(arb, predicate), { numRuns, seed });
   if (!out.failed) return;
-  const short = JSON.stringify(out.counterexample, (_k, v) => (typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…(${v.length} chars)` : v));
+  const seen = new WeakSet<object>();
+  const short = JSON.stringify(out.counterexample, (_k, v) => {
+    if (v !== null && typeof v === 'object') {
+      if (seen.has(v)) return '[seen]';
+      seen.add(v);
+    }
+    return typeof v === 'string' && v.length > 120 ? `${v.slice(0, 120)}…(${v.length} chars)` : v;
+  });
   const cause = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
   throw new Error(`failed after ${out.numRuns} runs (replay: FC_SEED=${out.seed}, path ${out.counterexamplePath})\n  counterexample: ${short.slice(0, 1200)}\n  ${cause}`);
 }
