@@ -57,6 +57,12 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     scenarios = new Set(wanted as ScenarioKey[]);
   }
   const skipPostgres = truthy(env.BENCH_SKIP_POSTGRES) || truthy(env.SUNAP_TEST_SKIP_POSTGRES);
+  let engines: Engine[] = skipPostgres ? ['sqlite'] : ['sqlite', 'postgres'];
+  if (env.BENCH_ENGINES?.trim()) {
+    const wanted = env.BENCH_ENGINES.split(',').map((s) => s.trim());
+    if (wanted.some((w) => w !== 'sqlite' && w !== 'postgres')) throw new Error(`BENCH_ENGINES: sqlite and/or postgres, got "${env.BENCH_ENGINES}"`);
+    engines = engines.filter((e) => wanted.includes(e));
+  }
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '-');
   return {
     root,
@@ -64,7 +70,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     warmup: int(env, 'BENCH_WARMUP', Math.min(3, duration), 0),
     connections: int(env, 'BENCH_CONNECTIONS', 50, 1),
     scenarios,
-    engines: skipPostgres ? ['sqlite'] : ['sqlite', 'postgres'],
+    engines,
     smoke,
     listSmall: int(env, 'BENCH_LIST_SMALL', smoke ? 20 : 1_000, 1),
     listLarge: int(env, 'BENCH_LIST_LARGE', smoke ? 100 : 100_000, 1),

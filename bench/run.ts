@@ -1,10 +1,10 @@
 // `npm run bench`: Sunap on SQLite and on PostgreSQL (each a child `node bin/sunap.js serve` on a
 // fresh database) against a bare node:http ceiling, same connections and duration, warm-up first.
 // Knobs: BENCH_DURATION (s, 10), BENCH_CONNECTIONS (50), BENCH_SCENARIOS (comma list),
-// BENCH_SKIP_POSTGRES, BENCH_SMOKE (small seeds, 1 s), BENCH_PROFILE (--cpu-prof, one process per
+// BENCH_SKIP_POSTGRES, BENCH_ENGINES (sqlite,postgres), BENCH_SMOKE (small seeds, 1 s), BENCH_PROFILE (--cpu-prof, one process per
 // scenario). See BENCHMARKS.md. Exits 1 when a scenario errs (never because of a missed target).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import type { Store } from '../src/db/index.js';
@@ -23,6 +23,29 @@ import { drainJobs, INVOICING, labelOf, paymentRequest, runScenario, signedSearc
 const SECRET_KEY = '5b'.repeat(32);
 const MB = 1024 * 1024;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+
+/** fdatasync latency of the disk under .tmp right now: what one durable SQLite commit waits for. */
+function fsyncProbe(root: string): { avgUs: number; p50Us: number; p90Us: number } {
+  const dir = join(root, '.tmp', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `fsync-probe-${process.pid}`);
+  const fd = openSync(file, 'w');
+  const page = Buffer.alloc(4096, 1);
+  const us: number[] = [];
+  try {
+    for (let i = 0; i < 100; i++) {
+      writeSync(fd, page);
+      const t = process.hrtime.bigint();
+      fdatasyncSync(fd);
+      us.push(Number(process.hrtime.bigint() - t) / 1000);
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  us.sort((a, b) => a - b);
+  return { avgUs: Math.round(us.reduce((a, b) => a + b, 0) / us.length), p50Us: Math.round(us[50]!), p90Us: Math.round(us[90]!) };
+}
 
 function machine() {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
@@ -220,7 +243,8 @@ async function main(): Promise<number> {
   mkdirSync(cfg.outDir, { recursive: true });
   if (cfg.profileDir) mkdirSync(cfg.profileDir, { recursive: true });
   const m = machine();
-  log(`${m.nproc} CPUs (${m.cpu}), ${m.memoryGB} GB, Node ${m.node}; load average ${m.loadavg.join(' ')}`);
+  const fsyncBefore = fsyncProbe(cfg.root);
+  log(`${m.nproc} CPUs (${m.cpu}), ${m.memoryGB} GB, Node ${m.node}; load average ${m.loadavg.join(' ')}; fdatasync p50 ${fsyncBefore.p50Us} µs`);
   log(`duration ${cfg.duration} s, warm-up ${cfg.warmup} s, ${cfg.connections} connections${cfg.smoke ? ', SMOKE mode (small seeds)' : ''}; scenarios ${[...cfg.scenarios].join(', ')}; engines ${cfg.engines.join(', ')}`);
 
   const errors: string[] = [];
@@ -259,6 +283,7 @@ async function main(): Promise<number> {
   writeFileSync(join(cfg.outDir, 'results.md'), md + '\n');
   writeFileSync(join(cfg.outDir, 'results.json'), JSON.stringify({
     startedAt: new Date(started).toISOString(), seconds: (Date.now() - started) / 1000, machine: m, loadavgAfter: os.loadavg(),
+    fsync: { before: fsyncBefore, after: fsyncProbe(cfg.root) },
     config: { ...cfg, scenarios: [...cfg.scenarios] }, rows, targets: checks, durability: durabilityOf, profiles, errors,
   }, null, 2) + '\n');
   process.stdout.write(`\n${md}\n\n`);
