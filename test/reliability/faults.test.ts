@@ -10,7 +10,7 @@ import pg from 'pg';
 import { createTestDatabase, engines } from '../helpers/db.js';
 import {
   checkInvariants, Client, CONFIRM_PATH, createFixture, describe as describeViolations, drain, FaultReceiver, newLedger, NoAnswer,
-  ServerProcess, sleep, STRESS, TcpProxy, WEBHOOK_PATH, WEBHOOK_SECRET, workloadWorker, type Answer, type Reaction,
+  ServerProcess, sleep, STRESS, TcpProxy, WEBHOOK_PATH, WEBHOOK_SECRET, workloadWorker, type Reaction,
 } from './harness.js';
 
 const TIMEOUT_MS = 600;
@@ -280,4 +280,3 @@ describe('dependency faults: PostgreSQL [postgres]', { skip: skipPg ? 'PostgreSQ
   });
 });
 
-export type { Answer };
