@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { newId } from '../../src/platform/crypto.js';
 import { createTestDatabase, engines } from '../helpers/db.js';
 import {
-  checkInvariants, Client, createFixture, describe as describeViolations, drain, FaultReceiver, hashNum, newLedger, rand,
+  checkInvariants, Client, createFixture, describeViolations, drain, FaultReceiver, hashNum, newLedger, rand,
   ROOT, ServerProcess, sleep, STRESS, workloadWorker, type Fixture, type Reaction,
 } from './harness.js';
 

@@ -9,7 +9,7 @@ import { describe, test } from 'node:test';
 import pg from 'pg';
 import { createTestDatabase, engines } from '../helpers/db.js';
 import {
-  checkInvariants, Client, CONFIRM_PATH, createFixture, describe as describeViolations, drain, FaultReceiver, newLedger, NoAnswer,
+  checkInvariants, Client, CONFIRM_PATH, createFixture, describeViolations, drain, FaultReceiver, newLedger, NoAnswer,
   ServerProcess, sleep, STRESS, TcpProxy, WEBHOOK_PATH, WEBHOOK_SECRET, workloadWorker, type Reaction,
 } from './harness.js';
 

@@ -19,8 +19,6 @@ import { kstCompact } from '../../src/platform/clock.js';
 import { apiSign, SecretBox } from '../../src/platform/crypto.js';
 import { freePort, TEST_SECRET_KEY } from '../helpers/app.js';
 
-export { freePort };
-
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const STRESS = process.env.SUNAP_STRESS === '1';
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -1027,7 +1025,7 @@ export async function checkInvariants(fx: Fixture, receiver: FaultReceiver, ledg
 }
 
 /** One line per violation (at most 40), for an assertion message. */
-export function describe(report: InvariantReport): string {
+export function describeViolations(report: InvariantReport): string {
   const more = report.violations.length > 40 ? `\n… and ${report.violations.length - 40} more` : '';
   return report.violations.slice(0, 40).join('\n') + more;
 }

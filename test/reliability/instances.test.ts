@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createTestDatabase, engines } from '../helpers/db.js';
 import {
-  checkInvariants, Client, CONFIRM_PATH, createFixture, describe as describeViolations, drain, FaultReceiver, newLedger,
+  checkInvariants, Client, CONFIRM_PATH, createFixture, describeViolations, drain, FaultReceiver, newLedger,
   ServerProcess, sleep, STRESS, WEBHOOK_PATH, workloadWorker, type Fixture,
 } from './harness.js';
 
