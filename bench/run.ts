@@ -21,6 +21,13 @@ import { checkTargets, notes, table, targetTable, type Row } from './report.js';
 import { drainJobs, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
 
 const SECRET_KEY = '5b'.repeat(32);
+const onInterrupt = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`[bench] ${signal}: stopping the servers and dropping the databases\n`);
+    void Promise.allSettled([...onInterrupt].map((f) => f())).then(() => process.exit(130));
+  });
+}
 const MB = 1024 * 1024;
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
 
@@ -100,6 +107,13 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
   const out: TargetOutcome = { rows: [], durability: {}, errors: [], profiles: [] };
   const tag = Math.random().toString(36).slice(2, 7).toUpperCase();
   let database: BenchDatabase | null = null;
+  // Ctrl-C or SIGTERM mid-run: stop the server and drop the database before leaving.
+  const interrupted = async () => {
+    await server?.stop().catch(() => {});
+    await store?.close().catch(() => {});
+    await database?.drop().catch(() => {});
+  };
+  onInterrupt.add(interrupted);
   let store: Store | null = null;
   let server: Child | null = null;
   const serverLog = join(cfg.outDir, `${engine}-server.log`);
@@ -234,6 +248,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     await stopServer().catch((e) => out.errors.push(String(e)));
     if (store) await store.close().catch(() => {});
     if (database) await database.drop().catch((e) => out.errors.push(`could not drop the ${engine} database: ${(e as Error).message}`));
+    onInterrupt.delete(interrupted);
   }
   return out;
 }
