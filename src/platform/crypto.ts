@@ -59,7 +59,22 @@ export class SecretBox {
     const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
     return ['v1', this.keyId, iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
   }
+  /**
+   * Every signed call opens its platform's key and every webhook its secret: remember what was
+   * opened, by its sealed form (which changes whenever the secret does), for a bounded set.
+   */
+  private readonly opened = new Map<string, string>();
+
   open(sealed: string): string {
+    const hit = this.opened.get(sealed);
+    if (hit !== undefined) return hit;
+    const plain = this.decrypt(sealed);
+    if (this.opened.size >= 1000) this.opened.delete(this.opened.keys().next().value!);
+    this.opened.set(sealed, plain);
+    return plain;
+  }
+
+  private decrypt(sealed: string): string {
     const [v, keyId, iv, tag, ct] = sealed.split('.');
     if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('sealed value has an unknown format');
     if (keyId !== this.keyId) throw new Error(`sealed with master key ${keyId}, but SUNAP_SECRET_KEY is ${this.keyId}`);
