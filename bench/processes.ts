@@ -1,33 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { childEnv, freePort } from '../test/helpers/process.js';
+
+export { childEnv, freePort };
 
 /** Child processes of a run (servers under test, the ceiling, the CLI) and their memory. */
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** The environment of a child: ours without anything that would configure Sunap or node:test behind our back. */
-export function childEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (k.startsWith('SUNAP_') || k.startsWith('NODE_TEST') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
 
 /** VmRSS of a live process in bytes, or null once it is gone. */
 export function rssBytes(pid: number): number | null {

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
@@ -9,19 +8,11 @@ import type { CardProcessor } from '../../src/ports/card-processor.js';
 import { apiSign } from '../../src/platform/crypto.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { createTestDatabase, type Engine } from './db.js';
+import { freePort } from './process.js';
 
 export const TEST_SECRET_KEY = '11'.repeat(32);
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface TestApp {
   app: FastifyInstance;

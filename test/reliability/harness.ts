@@ -18,6 +18,7 @@ import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { kstCompact } from '../../src/platform/clock.js';
 import { apiSign, SecretBox } from '../../src/platform/crypto.js';
 import { freePort, TEST_SECRET_KEY } from '../helpers/app.js';
+import { childEnv } from '../helpers/process.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const STRESS = process.env.SUNAP_STRESS === '1';
@@ -39,17 +40,6 @@ export function hashNum(s: string): number {
 }
 
 // ---- the server as a child process ----------------------------------------------------------
-
-/** Our environment without anything that would configure Sunap or node:test behind the test's back. */
-function childEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined) continue;
-    if (k.startsWith('SUNAP_') || k.startsWith('NODE_TEST') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
 
 export interface ServerOptions {
   name: string;
