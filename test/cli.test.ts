@@ -5,10 +5,10 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { openStore, type Store } from '../src/db/index.js';
+import { cli, sunapBin as bin } from './helpers/cli.js';
 import { createTestDatabase, engines } from './helpers/db.js';
 
 const run = promisify(execFile);
-const bin = resolve(import.meta.dirname, '..', 'bin', 'sunap.js');
 
 for (const engine of engines) {
   describe(`sunap CLI [${engine}]`, () => {
@@ -19,25 +19,7 @@ for (const engine of engines) {
     });
     after(async () => drop?.());
 
-    const env = () => ({ ...process.env, DATABASE_URL: url, SUNAP_SECRET_KEY: '22'.repeat(32) });
-    async function sunap(...args: string[]) {
-      const r = await run(process.execPath, [bin, ...args], { env: env() });
-      return { stdout: r.stdout, stderr: r.stderr };
-    }
-    async function json(...args: string[]) {
-      const r = await sunap(...args, '--json');
-      assert.equal(r.stdout.trim().split('\n').length, 1, 'exactly one line of JSON');
-      return JSON.parse(r.stdout);
-    }
-    async function fails(...args: string[]) {
-      try {
-        await run(process.execPath, [bin, ...args], { env: env() });
-      } catch (e) {
-        const err = e as { code: number; stdout: string; stderr: string };
-        return err;
-      }
-      assert.fail(`expected sunap ${args.join(' ')} to fail`);
-    }
+    const { sunap, json, fails } = cli(() => url, '22'.repeat(32));
 
     test('migrate --json lists what it applied, then nothing', async () => {
       const first = await json('migrate');

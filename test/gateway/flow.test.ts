@@ -3,18 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import { paymentBody, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const rd = (r: { body: any }) => r.body.result_data;
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 for (const engine of engines) {
   describe(`payment flow with callbacks [${engine}]`, () => {
@@ -75,20 +67,20 @@ for (const engine of engines) {
       assert.equal((await t.pay(body.TRANS_SEQNO as string)).approved, true);
       await rx.waitFor(n + 1);
       const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
-      await until('first attempt recorded', async () => (await attempts(p.id)).length === 1);
+      await eventually(async () => (await attempts(p.id)).length === 1, 'first attempt recorded');
       // Not yet due: nothing more arrives without the clock moving.
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(rx.received.length, n + 1);
       assert.equal((await t.post('/sandbox/clock', { advanceSeconds: 10 })).status, 200);
       await rx.waitFor(n + 2);
       // The 302 is a failure and is not followed.
-      await until('second attempt recorded', async () => (await attempts(p.id)).length === 2);
+      await eventually(async () => (await attempts(p.id)).length === 2, 'second attempt recorded');
       assert.equal((await t.post('/sandbox/clock', { advanceSeconds: 60 })).status, 200);
       await rx.waitFor(n + 3);
-      const rows = await until('third attempt recorded', async () => {
+      const rows = await eventually(async () => {
         const r = await attempts(p.id);
         return r.length === 3 ? r : null;
-      });
+      }, 'third attempt recorded');
       assert.deepEqual(rows.map((r) => r.status_code), [500, 302, 200]);
       assert.deepEqual(rows.map((r) => r.attempt_no), [1, 2, 3]);
       assert.match(rows[1]!.error!, /redirect 302 not followed/);
@@ -161,10 +153,10 @@ for (const engine of engines) {
         await t.gw('requestPayment', body);
         await t.pay(body.TRANS_SEQNO as string);
         const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
-        const rows = await until('refused attempt', async () => {
+        const rows = await eventually(async () => {
           const r = await t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll().where('ref_id', '=', p.id).execute();
           return r.length ? r : null;
-        });
+        }, 'refused attempt');
         assert.equal(rows[0]!.status_code, null);
         assert.match(rows[0]!.error!, /private|not allowed/i);
         assert.equal(rx.received.length, 0, 'nothing reached the private address');

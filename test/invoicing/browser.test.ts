@@ -8,21 +8,13 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { engines } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 /** Set SUNAP_SCREENSHOTS=/tmp to keep phone-sized screenshots of the pages for a human look. */
 const shots = process.env.SUNAP_SCREENSHOTS;
 const SECRET = 'whsec_browser_0123456789';
 const PHONE = '01024681357';
 
-async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const engine of engines) {
   describe(`invoice to payment in Chromium [${engine}]`, () => {

@@ -1,40 +1,21 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { openStore } from '../../src/db/index.js';
+import { cli } from '../helpers/cli.js';
 import { createTestDatabase, engines } from '../helpers/db.js';
-
-const run = promisify(execFile);
-const bin = resolve(import.meta.dirname, '..', '..', 'bin', 'sunap.js');
 
 for (const engine of engines) {
   describe(`sunap account and points [${engine}]`, () => {
     let url: string;
     let drop: () => Promise<void>;
     let storeCode: string;
+    const { json, fails } = cli(() => url, '33'.repeat(32));
     before(async () => {
       ({ url, drop } = await createTestDatabase(engine));
       const p = await json('platform', 'create', '--name', '플랫폼');
       storeCode = (await json('store', 'create', '--platform-code', p.platformCode, '--name', '행복 피아노 학원')).storeCode;
     });
     after(async () => drop?.());
-
-    const env = () => ({ ...process.env, DATABASE_URL: url, SUNAP_SECRET_KEY: '33'.repeat(32) });
-    async function json(...args: string[]) {
-      const r = await run(process.execPath, [bin, ...args, '--json'], { env: env() });
-      assert.equal(r.stdout.trim().split('\n').length, 1, 'exactly one line of JSON');
-      return JSON.parse(r.stdout);
-    }
-    async function fails(...args: string[]) {
-      try {
-        await run(process.execPath, [bin, ...args], { env: env() });
-      } catch (e) {
-        return e as { code: number; stdout: string; stderr: string };
-      }
-      assert.fail(`expected sunap ${args.join(' ')} to fail`);
-    }
 
     test('account create and points grant: --json outputs, balance equals the ledger', async () => {
       const a = await json('account', 'create', '--email', 'Owner@Example.com', '--password', 'change-me-123', '--store-code', storeCode);

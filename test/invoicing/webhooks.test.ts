@@ -10,6 +10,7 @@ import { newId, webhookSignature } from '../../src/platform/crypto.js';
 import { seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
 
 const SECRET = 'whsec_test_0123456789abcdef';
 
@@ -24,15 +25,6 @@ function verify(r: Received, secret: string, nowSec = Math.floor(Date.now() / 10
   return got.length === expected.length && timingSafeEqual(got, expected) && Math.abs(nowSec - t) <= 300;
 }
 
-async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -12,18 +12,10 @@ import {
   checkInvariants, Client, CONFIRM_PATH, createFixture, describeViolations, drain, FaultReceiver, newLedger, NoAnswer,
   ServerProcess, sleep, STRESS, TcpProxy, WEBHOOK_PATH, WEBHOOK_SECRET, workloadWorker, type Reaction,
 } from './harness.js';
+import { eventually } from '../helpers/wait.js';
 
 const TIMEOUT_MS = 600;
 
-async function waitUntil<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 for (const engine of engines) {
   describe(`dependency faults: merchant server and messaging provider [${engine}]`, () => {
@@ -59,10 +51,10 @@ for (const engine of engines) {
           });
           assert.equal(r.body.result_code, 0);
         }
-        const invoices = await waitUntil('invoice payments issued', async () => {
+        const invoices = await eventually(async () => {
           const rows = await fx.db.selectFrom('invoices').select(['unique_id', 'trans_seqno', 'store_code', 'description']).where('payment_id', 'is not', null).execute();
           return rows.length === faults.length && rows;
-        });
+        }, 'invoice payments issued');
         for (const inv of invoices) {
           planned.set(`bill:${inv.unique_id}`, faults.find((f) => inv.description === `fault ${f}`)!);
           assert.equal((await client.sandboxPay(inv.trans_seqno, inv.store_code)).body.approved, true);
@@ -70,10 +62,10 @@ for (const engine of engines) {
 
         // First attempts: each fails its own way and is recorded.
         const attempts = () => fx.db.selectFrom('outbound_attempts').selectAll().orderBy('id').execute();
-        const first = await waitUntil('six failed first attempts', async () => {
+        const first = await eventually(async () => {
           const rows = await attempts();
           return rows.length >= 6 && rows;
-        });
+        }, 'six failed first attempts');
         assert.equal(first.length, 6, 'one attempt each until the retry is due');
         for (const row of first) {
           assert.equal(row.attempt_no, 1);
@@ -91,10 +83,10 @@ for (const engine of engines) {
         await sleep(500);
         assert.equal((await attempts()).length, 6);
         await client.advanceClock(11);
-        await waitUntil('callback retries delivered', async () => (await attempts()).filter((r) => r.target === 'CALLBACK' && r.status_code === 200).length === 3);
+        await eventually(async () => (await attempts()).filter((r) => r.target === 'CALLBACK' && r.status_code === 200).length === 3, 'callback retries delivered');
         assert.equal((await attempts()).filter((r) => r.target === 'WEBHOOK').length, 3, 'webhooks wait for their own schedule');
         await client.advanceClock(50);
-        await waitUntil('webhook retries delivered', async () => (await attempts()).filter((r) => r.target === 'WEBHOOK' && r.status_code === 200).length === 3);
+        await eventually(async () => (await attempts()).filter((r) => r.target === 'WEBHOOK' && r.status_code === 200).length === 3, 'webhook retries delivered');
         const all = await attempts();
         assert.equal(all.length, 12);
         for (const r of all.filter((x) => x.status_code === 200)) assert.equal(r.attempt_no, 2);
@@ -129,10 +121,10 @@ for (const engine of engines) {
           assert.equal(r.body.result_code, 0);
         }
         const jobs = () => fx.db.selectFrom('jobs').selectAll().where('kind', '=', 'invoicing.send').execute();
-        const failed = await waitUntil('three failed first send attempts', async () => {
+        const failed = await eventually(async () => {
           const rows = await jobs();
           return rows.filter((j) => j.last_error !== null && j.status === 'PENDING').length === 3 && rows;
-        });
+        }, 'three failed first send attempts');
         const errs = failed.map((j) => j.last_error!).sort();
         assert.match(errs.join('\n'), /sandbox messaging provider error/);
         assert.equal(errs.filter((e) => e.includes(`did not answer within ${TIMEOUT_MS} ms`)).length, 2, errs.join(' | '));
@@ -143,7 +135,7 @@ for (const engine of engines) {
         assert.deepEqual(list.body.result_data.bills.map((b: { sendStatus: string }) => b.sendStatus), ['WAITING', 'WAITING', 'WAITING']);
         assert.equal((await client.app(a, 'GET', '/app/v1/points/me')).body.result_data.balance, 1000 - 10 - 10 - 30);
         await client.advanceClock(11);
-        await waitUntil('every send settled', async () => (await fx.db.selectFrom('sends').select('status').where('status', '=', 'SUCCESS').execute()).length === 3);
+        await eventually(async () => (await fx.db.selectFrom('sends').select('status').where('status', '=', 'SUCCESS').execute()).length === 3, 'every send settled');
         const msgs = await fx.db.selectFrom('sandbox_messages').selectAll().where('delivery_status', '=', 'ACCEPTED').execute();
         assert.equal(msgs.length, 3, 'one message per send');
         const outbox = await client.send('GET', '/sandbox/messages');
@@ -254,12 +246,12 @@ describe('dependency faults: PostgreSQL [postgres]', { skip: skipPg ? 'PostgreSQ
           await sleep(1200);
           await proxy.down();
           const t0 = Date.now();
-          const downAt = await waitUntil('/readyz 503', async () => ((await ready()) === 503 ? Date.now() : false), 10_000);
+          const downAt = await eventually(async () => ((await ready()) === 503 ? Date.now() : false), '/readyz 503', 10_000);
           assert.ok(server.alive, `the server died with its database:\n${server.tail()}`);
           await sleep(1500);
           await proxy.up();
           const t1 = Date.now();
-          await waitUntil('/readyz 200', async () => (await ready()) === 200, 15_000);
+          await eventually(async () => (await ready()) === 200, '/readyz 200', 15_000);
           outages.push({ downMs: downAt - t0, readyAfterMs: Date.now() - t1 });
           void l;
         }
