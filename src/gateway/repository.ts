@@ -57,18 +57,8 @@ export async function attemptStatus(db: Db, id: string): Promise<string | undefi
   return row?.status;
 }
 
-export async function hasOpenAttempt(db: Db, paymentId: string): Promise<boolean> {
-  const row = await db.selectFrom('payment_attempts').select('id').where('payment_id', '=', paymentId).where('status', '=', 'OPEN').executeTakeFirst();
-  return !!row;
-}
-
 /** Compare-and-set: changes the payment only if it is still in one of `from`. */
 export async function transition(db: Db, id: string, from: string[], set: Partial<Payment>): Promise<boolean> {
   const r = await db.updateTable('payments').set(set).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
-}
-
-export async function countByState(db: Db): Promise<{ state: string; n: number }[]> {
-  const rows = await db.selectFrom('payments').select(['state']).select((eb) => eb.fn.countAll<number>().as('n')).groupBy('state').execute();
-  return rows.map((r) => ({ state: r.state, n: Number(r.n) }));
 }

@@ -60,4 +60,3 @@ export function gatewayRoutes(app: FastifyInstance, svc: GatewayService): void {
   }, (req, reply) => call(req, reply, (b) => svc.cancelPayment(b)));
 }
 
-export { GatewayError };

@@ -6,7 +6,7 @@ import type { ApproveOutcome, CancelOutcome, CardInput, CardProcessor } from '..
 import { kstCompact, parseKstCompact, type Clock } from '../platform/clock.js';
 import { apiSign, hexEqual, hmacToken, newId, SecretBox, tokenEqual } from '../platform/crypto.js';
 import { GatewayCodes as C, GatewayError, isUniqueViolation } from '../platform/errors.js';
-import { checker, dropNulls, isPlainObject } from '../platform/validation.js';
+import { checker, dropNulls } from '../platform/validation.js';
 import { breakdown } from './amounts.js';
 import * as repo from './repository.js';
 import type { Payment, Store } from './repository.js';
@@ -506,4 +506,3 @@ export function returnUrlFor(p: Payment, resultCode: string, resultMsg: string):
   return u.toString();
 }
 
-export { isPlainObject };

@@ -30,13 +30,6 @@ export interface CardProcessor {
   cancel(req: { idempotencyKey: string; approvalNumber: string; amount: number; cardBin: string; cardLast4: string }): Promise<CancelOutcome>;
 }
 
-/** Issuer names of the well-known BIN prefixes the page can show before approval. */
-export function binLabel(cardNumber: string): string | null {
-  if (cardNumber.startsWith('4')) return 'VISA';
-  if (/^5[1-5]/.test(cardNumber)) return 'MASTER';
-  return null;
-}
-
 export function luhnValid(number: string): boolean {
   if (!/^\d{13,19}$/.test(number)) return false;
   let sum = 0;
