@@ -1,5 +1,69 @@
 #!/usr/bin/env node
-// The package bin: loads the TypeScript sources through tsx so there is no build step.
-import { register } from 'tsx/esm/api';
-register();
-await import('../src/cli.ts');
+// The package bin, and `npm start` (`sunap serve`). Runs the compiled dist/ (`npm run build`, also
+// run by `npm install`/`npm ci`) when its stamp is newer than every file under src/; otherwise the
+// TypeScript sources through tsx, whose loader thread costs ~64 MB of RSS and some CPU per request.
+// Stale compiled code is never run. SUNAP_USE_TSX=1 forces tsx (while developing).
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The newest mtime under dir, directories included (a removed or renamed source changes its directory's). */
+function newestMtime(dir) {
+  let newest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function mtimeOrNull(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/** 'dist', or 'src' and why (null: say nothing). */
+function choose() {
+  const force = process.env.SUNAP_USE_TSX;
+  if (force && force !== '0') return { dir: 'src' };
+  const stamp = mtimeOrNull(join(root, 'dist', '.built'));
+  if (stamp === null) {
+    if (mtimeOrNull(join(root, 'dist')) === null) return { dir: 'src' };
+    return { dir: 'src', why: 'dist/ is incomplete (its build failed or was interrupted)' };
+  }
+  let sources;
+  try {
+    sources = newestMtime(join(root, 'src'));
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+    return { dir: 'dist' }; // an installation of the compiled code alone
+  }
+  // Strictly newer: a file saved within the same clock tick as the stamp may not have been compiled.
+  if (stamp > sources) return { dir: 'dist' };
+  return { dir: 'src', why: 'dist/ is older than src/' };
+}
+
+const { dir, why } = choose();
+if (why) process.stderr.write(`sunap: ${why}; running src/ through tsx (slower, more memory). \`npm run build\` refreshes dist/.\n`);
+if (dir === 'src') {
+  const { register } = await import('tsx/esm/api');
+  register();
+}
+const entry = (name) => pathToFileURL(join(root, dir, `${name}.${dir === 'dist' ? 'js' : 'ts'}`)).href;
+
+if (process.argv[2] === 'serve') {
+  // As `node src/server.ts` does when run directly: a start-up failure is one line, exit 1.
+  const { serve } = await import(entry('server'));
+  serve().catch((err) => {
+    process.stderr.write(`sunap: could not start: ${err.message}\n`);
+    process.exit(1);
+  });
+} else {
+  // src/cli.ts runs main() itself when argv[1] is this bin.
+  await import(entry('cli'));
+}
