@@ -1,5 +1,5 @@
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase } from 'kysely';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
@@ -24,9 +24,62 @@ pg.types.setTypeParser(20, (v) => Number(v));
  * busy_timeout instead of failing with SQLITE_BUSY on lock upgrade.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  private readonly turn = new FifoLock();
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.turn.lock();
+    return super.acquireConnection();
+  }
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    this.turn.unlock();
+  }
+}
+
+/**
+ * The one SQLite connection is handed to waiters in arrival order. Kysely's own mutex wakes
+ * every waiter on each release (one wins, the rest sleep again): O(waiters) per query under
+ * load, and a request that just released could overtake older ones. Measured in BENCHMARKS.md.
+ */
+class FifoLock {
+  private held = false;
+  private readonly waiters: (() => void)[] = [];
+  lock(): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+  /** Passes the lock straight to the oldest waiter, so it is never free in between. */
+  unlock(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
+/**
+ * Kysely's SQLite connection calls prepare() for every query; better-sqlite3 statements are
+ * reusable, so the handle Kysely sees keeps them by SQL text. Only the holder of the
+ * connection runs a statement, so a cached one is never busy when handed out. Bounded because
+ * multi-row inserts make a distinct text per row count.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement) return statement;
+      statement = sqlite.prepare(text);
+      if (statements.size >= max) statements.delete(statements.keys().next().value!);
+      statements.set(text, statement);
+      return statement;
+    },
+  };
 }
 class ImmediateSqliteDialect extends SqliteDialect {
   constructor(private readonly cfg: ConstructorParameters<typeof SqliteDialect>[0]) {
@@ -47,7 +100,7 @@ export function openStore(databaseUrl: string, opts: { poolSize?: number } = {})
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('busy_timeout = 10000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
     return { db, engine: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
