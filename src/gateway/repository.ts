@@ -15,11 +15,21 @@ export async function findStoreByCode(db: Db, storeCode: string): Promise<Store 
   return db.selectFrom('stores').selectAll().where('code', '=', storeCode).executeTakeFirst();
 }
 
-/** Keys that may sign now: the current one, and a rotated one still inside its grace. */
-export async function signingKeys(db: Db, platformCode: string, now: number): Promise<string[]> {
-  const rows = await db.selectFrom('platform_keys').select('key_sealed').where('platform_code', '=', platformCode)
-    .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', now)])).execute();
-  return rows.map((r) => r.key_sealed);
+/**
+ * A store of the platform and the platform's keys that may sign now (the current one, and a
+ * rotated one still inside its grace), in one round trip: every signed call starts here.
+ */
+export async function findStoreForSigning(db: Db, platformCode: string, storeCode: string, now: number): Promise<{ store: Store; keys: string[] } | undefined> {
+  const rows = await db.selectFrom('stores')
+    .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
+      .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
+    .select(['stores.code', 'stores.platform_code', 'stores.name', 'stores.ceo_name', 'stores.biz_reg_num', 'stores.tel',
+      'stores.cat_enabled', 'stores.created_at', 'platform_keys.key_sealed'])
+    .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode).execute();
+  const first = rows[0];
+  if (!first) return undefined;
+  const { key_sealed: _key, ...store } = first;
+  return { store, keys: rows.flatMap((r) => (r.key_sealed === null ? [] : [r.key_sealed])) };
 }
 
 export async function insertPayment(db: Db, row: Payment): Promise<void> {

@@ -113,10 +113,10 @@ export class GatewayService {
     const b = body as { TRANS_SEQNO: string; PLATFORM_CODE: string; STORE_CODE: string; TRANS_AT: string; API_SIGN: string };
     const transAt = parseKstCompact(b.TRANS_AT);
     if (transAt === null) throw new GatewayError(C.VALIDATION, 'TRANS_AT: is not a real date and time');
-    const store = await repo.findStore(this.db, b.PLATFORM_CODE, b.STORE_CODE);
-    if (!store) throw new GatewayError(C.STORE, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
     const now = this.deps.clock.nowMs();
-    const keys = await repo.signingKeys(this.db, b.PLATFORM_CODE, now);
+    const found = await repo.findStoreForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now);
+    if (!found) throw new GatewayError(C.STORE, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
+    const { store, keys } = found;
     const ok = keys.some((sealed) => hexEqual(apiSign(b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE, b.TRANS_AT, this.deps.box.open(sealed)), b.API_SIGN));
     if (!ok) throw new GatewayError(C.SIGNATURE, 'API_SIGN: signature mismatch; check the field order, TRANS_AT and API_KEY');
     const skew = this.deps.signMaxSkewSeconds;
