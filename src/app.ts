@@ -1,5 +1,4 @@
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -26,6 +25,7 @@ import { AppError, appEnvelope, GatewayCodes } from './platform/errors.js';
 import { createLogger } from './platform/logging.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { opsRoutes, sandboxClockRoutes } from './platform/ops.js';
+import { securityHeaders } from './platform/security-headers.js';
 import { checker } from './platform/validation.js';
 
 declare module 'fastify' {
@@ -103,7 +103,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
   const metrics = createMetrics(store.db);
   const worker = new JobWorker(store.db, store.engine, clock, log, {
-    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs,
+    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency),
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
   });
   const gateway = new GatewayService(store.db, {
@@ -158,12 +158,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     parseJson(req, body as string, done);
   });
 
-  await app.register(helmet, {
+  const security = securityHeaders({
     // Pages set their own CSP (the form must be allowed to go back to the merchant).
     contentSecurityPolicy: false,
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
     hsts: config.publicUrl.startsWith('https:'),
+  });
+  app.addHook('onRequest', (_req, reply, done) => {
+    reply.headers(security);
+    done();
   });
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(rateLimit, { global: false });
