@@ -75,10 +75,13 @@ export function webhookHandler(db: Kysely<Database>, http: HttpOut, clock: Clock
     backoffSeconds: WEBHOOK_BACKOFF_SECONDS,
     async run(job) {
       const eventId = Number(job.data.eventId);
-      const ev = await db.selectFrom('webhook_events').selectAll().where('id', '=', eventId).executeTakeFirst();
+      const ev = await db.selectFrom('webhook_events')
+        .leftJoin('invoices', 'invoices.id', 'webhook_events.invoice_id')
+        .select(['webhook_events.id', 'webhook_events.event', 'webhook_events.body', 'webhook_events.url', 'webhook_events.status',
+          'invoices.webhook_secret_sealed'])
+        .where('webhook_events.id', '=', eventId).executeTakeFirst();
       // Already settled by an earlier run (a job may run twice after a crash): nothing to send.
       if (!ev || ev.status !== 'PENDING') return;
-      const inv = await db.selectFrom('invoices').select(['webhook_secret_sealed']).where('id', '=', ev.invoice_id).executeTakeFirst();
       const body = Buffer.from(ev.body, 'utf8');
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -87,10 +90,10 @@ export function webhookHandler(db: Kysely<Database>, http: HttpOut, clock: Clock
       };
       const final = job.attempts >= job.max_attempts;
       try {
-        if (inv?.webhook_secret_sealed) {
+        if (ev.webhook_secret_sealed) {
           let secret: string;
           try {
-            secret = box.open(inv.webhook_secret_sealed);
+            secret = box.open(ev.webhook_secret_sealed);
           } catch (err) {
             // Never send unsigned what the partner expects signed; keep the failure visible with the other attempts.
             await db.insertInto('outbound_attempts').values({

@@ -25,6 +25,8 @@ export interface Config {
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
   jobLeaseMs: number;
+  /** Jobs one instance runs at once (deliveries waiting on merchants mostly). */
+  jobConcurrency: number;
   /** Time limit of one outbound call (callback, webhook, messaging provider), in milliseconds. */
   outboundTimeoutMs: number;
   /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: boolVar(env, 'SUNAP_TRUST_PROXY', false),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
+    jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
   };
