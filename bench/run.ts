@@ -257,7 +257,15 @@ async function main(): Promise<number> {
   const cfg = loadBenchConfig();
   mkdirSync(cfg.outDir, { recursive: true });
   if (cfg.profileDir) mkdirSync(cfg.profileDir, { recursive: true });
-  const m = machine();
+  // Measure what `npm start` runs: the compiled dist/, built now from the sources being measured.
+  // SUNAP_USE_TSX=1 (the test runner's smoke run) or BENCH_NO_BUILD=1 skip this; the servers
+  // then run src/ through tsx, or whatever dist/ bin/sunap.js judges up to date.
+  const code = process.env.SUNAP_USE_TSX === '1' ? 'src through tsx' : 'dist (compiled)';
+  if (code !== 'src through tsx' && process.env.BENCH_NO_BUILD !== '1') {
+    log('compiling src/ to dist/ (npm run build)');
+    execFileSync(process.execPath, [join(cfg.root, 'scripts', 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const m = { ...machine(), code };
   const fsyncBefore = fsyncProbe(cfg.root);
   log(`${m.nproc} CPUs (${m.cpu}), ${m.memoryGB} GB, Node ${m.node}; load average ${m.loadavg.join(' ')}; fdatasync p50 ${fsyncBefore.p50Us} µs`);
   log(`duration ${cfg.duration} s, warm-up ${cfg.warmup} s, ${cfg.connections} connections${cfg.smoke ? ', SMOKE mode (small seeds)' : ''}; scenarios ${[...cfg.scenarios].join(', ')}; engines ${cfg.engines.join(', ')}`);

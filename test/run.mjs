@@ -1,6 +1,6 @@
 // `npm test`: every suite on SQLite and, when it answers (always under CI=true), on PostgreSQL.
 // Prepares what the suites share (a local CA for the HTTPS receiver), then runs node:test via tsx.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -46,6 +46,20 @@ if (!existsSync(join(tls, 'server.crt'))) {
   o(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '3650', '-extfile', 'ext.cnf']);
 }
 env.NODE_EXTRA_CA_CERTS = join(tls, 'ca.crt');
+
+// Suites that start bin/sunap.js test the sources being edited (through tsx), never a dist/
+// left from an earlier build. SUNAP_TEST_DIST=1 tests the compiled dist/ instead, and then it
+// must be up to date (CI runs the process suites a second time that way, after npm ci built it).
+if (process.env.SUNAP_TEST_DIST === '1') {
+  const probe = spawnSync(process.execPath, [join(root, 'bin', 'sunap.js'), '--help'], { encoding: 'utf8', env: { ...process.env, SUNAP_USE_TSX: '' } });
+  if (/dist\/ is (older|incomplete)/.test(probe.stderr) || !existsSync(join(root, 'dist', '.built'))) {
+    console.error('SUNAP_TEST_DIST=1 but dist/ is missing or older than src/: run `npm run build` first.');
+    process.exit(1);
+  }
+  delete env.SUNAP_USE_TSX;
+} else {
+  env.SUNAP_USE_TSX = '1';
+}
 env.SUNAP_TEST_TLS_DIR = tls;
 
 function find(dir) {

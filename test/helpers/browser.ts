@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 /** The system Chromium; tests never download browsers. */
 export const CHROMIUM_PATH = process.env.SUNAP_CHROMIUM ?? '/usr/bin/chromium';
 
-export function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`no Chromium at ${CHROMIUM_PATH}: apt-get install -y chromium (Debian's package; .ci/run installs it), or set SUNAP_CHROMIUM`);
+  }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -40,7 +43,6 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
   });
 }
 
-/** One line per violation, for assertion messages. */
 /** Width of the page's content in CSS pixels (wider than the viewport means sideways scrolling). */
 export function scrollWidth(page: Page): Promise<number> {
   return page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
@@ -52,6 +54,17 @@ export function computedStyle(page: Page, selector: string, property: string): P
     (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(el)[prop] ?? '', property);
 }
 
+/** One line per violation, for assertion messages. */
 export function describeViolations(v: AxeViolation[]): string {
   return v.map((x) => `${x.id} (${x.impact}): ${x.help} @ ${x.nodes.map((n) => n.html).join(' | ')}`).join('\n');
+}
+
+/**
+ * Awaits every start-up of a suite's before() and only then fails with the first error: with
+ * Promise.all a failed browser launch would leave the app or receiver started later unassigned,
+ * never closed by after(), and the test process waiting on them forever.
+ */
+export async function startAll(starts: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(starts)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }

@@ -13,12 +13,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Our environment without anything that would configure Sunap or node:test behind the caller's back. */
+/**
+ * Our environment without anything that would configure Sunap or node:test behind the caller's back,
+ * except SUNAP_USE_TSX: test/run.mjs decides whether children run src/ or the compiled dist/.
+ */
 export function childEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue;
-    if (k.startsWith('SUNAP_') || k.startsWith('NODE_TEST') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
+    if ((k.startsWith('SUNAP_') && k !== 'SUNAP_USE_TSX') || k.startsWith('NODE_TEST') || ['DATABASE_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS'].includes(k)) continue;
     env[k] = v;
   }
   return { ...env, ...extra };

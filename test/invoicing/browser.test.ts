@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth } from '../helpers/browser.js';
+import { axeViolations, describeViolations, launchBrowser, startAll, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { engines } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -24,7 +24,7 @@ for (const engine of engines) {
     let token: string;
 
     before(async () => {
-      [t, browser, rx] = await Promise.all([startApp(engine), launchBrowser(), new Receiver().start()]);
+      await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v)), new Receiver().start().then((v) => (rx = v))]);
       const now = t.app.sunap.clock.nowMs();
       await createAccount(t.app.sunap.store.db, now, { email: 'teacher@example.com', password: 'correct horse 1', storeCode: t.storeCode });
       await grantPoints(t.app.sunap.store.db, now, { email: 'teacher@example.com', amount: 1000 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { paymentBody, startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, computedStyle, describeViolations, launchBrowser, mobileContext, scrollWidth } from '../helpers/browser.js';
+import { axeViolations, computedStyle, describeViolations, launchBrowser, startAll, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { engines } from '../helpers/db.js';
 
 /** Set SUNAP_SCREENSHOTS=/tmp to keep phone-sized screenshots of the pages for a human look. */
@@ -36,7 +36,7 @@ for (const engine of engines) {
     let merchant: Awaited<ReturnType<typeof startMerchant>>;
 
     before(async () => {
-      [t, browser, merchant] = await Promise.all([startApp(engine), launchBrowser(), startMerchant()]);
+      await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v)), startMerchant().then((v) => (merchant = v))]);
     });
     after(async () => {
       await browser?.close();
