@@ -59,9 +59,10 @@ function project(opts: { dist: 'fresh' | 'stale' | 'none' | 'unstamped' }): stri
   return root;
 }
 
+// The runner sets SUNAP_USE_TSX=1 for every child; these tests choose it themselves.
 async function sunap(root: string, args: string[], env: Record<string, string> = {}) {
   try {
-    const r = await run(process.execPath, [join(root, 'bin', 'sunap.js'), ...args], { env: childEnv(env), cwd: root });
+    const r = await run(process.execPath, [join(root, 'bin', 'sunap.js'), ...args], { env: childEnv({ SUNAP_USE_TSX: '', ...env }), cwd: root });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
