@@ -39,9 +39,9 @@ class ImmediateSqliteDriver extends SqliteDriver {
 }
 
 /**
- * The one SQLite connection is handed to waiters in arrival order. Kysely's own mutex wakes
- * every waiter on each release (one wins, the rest sleep again): O(waiters) per query under
- * load, and a request that just released could overtake older ones. Measured in BENCHMARKS.md.
+ * The one SQLite connection is handed straight to the oldest waiter. Kysely's own mutex wakes
+ * every waiter on each release (one wins, the rest sleep again): O(waiters) of CPU per query
+ * under load, with 50 requests waiting. Measured in BENCHMARKS.md.
  */
 class FifoLock {
   private held = false;

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
+import { compiledOnce } from '../db/compiled.js';
 import type { PaymentTable, StoreTable } from '../db/schema.js';
 
 /** SQL for payments, stores and platforms. Tenant data is always filtered by platform and store. */
@@ -19,13 +20,15 @@ export async function findStoreByCode(db: Db, storeCode: string): Promise<Store 
  * A store of the platform and the platform's keys that may sign now (the current one, and a
  * rotated one still inside its grace), in one round trip: every signed call starts here.
  */
+const storeForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number) => db.selectFrom('stores')
+  .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
+    .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
+  .select(['stores.code', 'stores.platform_code', 'stores.name', 'stores.ceo_name', 'stores.biz_reg_num', 'stores.tel',
+    'stores.cat_enabled', 'stores.created_at', 'platform_keys.key_sealed'])
+  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode));
+
 export async function findStoreForSigning(db: Db, platformCode: string, storeCode: string, now: number): Promise<{ store: Store; keys: string[] } | undefined> {
-  const rows = await db.selectFrom('stores')
-    .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
-      .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
-    .select(['stores.code', 'stores.platform_code', 'stores.name', 'stores.ceo_name', 'stores.biz_reg_num', 'stores.tel',
-      'stores.cat_enabled', 'stores.created_at', 'platform_keys.key_sealed'])
-    .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode).execute();
+  const rows = await storeForSigning(db, platformCode, storeCode, now);
   const first = rows[0];
   if (!first) return undefined;
   const { key_sealed: _key, ...store } = first;
@@ -36,10 +39,11 @@ export async function insertPayment(db: Db, row: Payment): Promise<void> {
   await db.insertInto('payments').values(row).execute();
 }
 
+const paymentOfStore = compiledOnce((db: Db, platformCode: string, storeCode: string, transSeqNo: string) => db.selectFrom('payments').selectAll()
+  .where('platform_code', '=', platformCode).where('store_code', '=', storeCode).where('trans_seqno', '=', transSeqNo));
+
 export async function findPayment(db: Db, platformCode: string, storeCode: string, transSeqNo: string): Promise<Payment | undefined> {
-  return db.selectFrom('payments').selectAll()
-    .where('platform_code', '=', platformCode).where('store_code', '=', storeCode).where('trans_seqno', '=', transSeqNo)
-    .executeTakeFirst();
+  return (await paymentOfStore(db, platformCode, storeCode, transSeqNo))[0];
 }
 
 /** By internal id: only for callers that proved access another way (page token, own job). */
