@@ -35,6 +35,34 @@ export async function findStoreForSigning(db: Db, platformCode: string, storeCod
   return { store, keys: rows.flatMap((r) => (r.key_sealed === null ? [] : [r.key_sealed])) };
 }
 
+/**
+ * searchPayment's one round trip: the store and its signing keys as above, and the store's
+ * payment by TRANS_SEQNO when there is one. The caller checks the signature before it uses
+ * the payment.
+ */
+const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) => db.selectFrom('stores')
+  .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
+    .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
+  .leftJoin('payments', (join) => join.onRef('payments.platform_code', '=', 'stores.platform_code')
+    .onRef('payments.store_code', '=', 'stores.code').on('payments.trans_seqno', '=', transSeqNo))
+  .selectAll('payments')
+  .select(['stores.code as s_code', 'stores.platform_code as s_platform_code', 'stores.name as s_name', 'stores.ceo_name as s_ceo_name',
+    'stores.biz_reg_num as s_biz_reg_num', 'stores.tel as s_tel', 'stores.cat_enabled as s_cat_enabled', 'stores.created_at as s_created_at',
+    'platform_keys.key_sealed as s_key_sealed'])
+  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode));
+
+export async function findStorePaymentForSigning(db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string): Promise<{ store: Store; keys: string[]; payment: Payment | undefined } | undefined> {
+  const rows = await storePaymentForSigning(db, platformCode, storeCode, now, transSeqNo);
+  const first = rows[0];
+  if (!first) return undefined;
+  const { s_code, s_platform_code, s_name, s_ceo_name, s_biz_reg_num, s_tel, s_cat_enabled, s_created_at, s_key_sealed: _key, ...payment } = first;
+  return {
+    store: { code: s_code, platform_code: s_platform_code, name: s_name, ceo_name: s_ceo_name, biz_reg_num: s_biz_reg_num, tel: s_tel, cat_enabled: s_cat_enabled, created_at: s_created_at },
+    keys: rows.flatMap((r) => (r.s_key_sealed === null ? [] : [r.s_key_sealed])),
+    payment: payment.id === null ? undefined : (payment as Payment),
+  };
+}
+
 export async function insertPayment(db: Db, row: Payment): Promise<void> {
   await db.insertInto('payments').values(row).execute();
 }

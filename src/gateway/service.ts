@@ -108,13 +108,20 @@ export class GatewayService {
 
   /** Order of checks (decisions §4): signing fields → store pair (4005) → signature and window (3001). */
   private async authenticate(body: Record<string, unknown>): Promise<Store> {
+    return (await this.authenticated(body, false)).store;
+  }
+
+  /** authenticate(), and with `withPayment` the store's payment by TRANS_SEQNO read in the same query. */
+  private async authenticated(body: Record<string, unknown>, withPayment: boolean): Promise<{ store: Store; payment?: Payment }> {
     const err = this.signingCheck.firstError(body);
     if (err) throw new GatewayError(C.VALIDATION, err);
     const b = body as { TRANS_SEQNO: string; PLATFORM_CODE: string; STORE_CODE: string; TRANS_AT: string; API_SIGN: string };
     const transAt = parseKstCompact(b.TRANS_AT);
     if (transAt === null) throw new GatewayError(C.VALIDATION, 'TRANS_AT: is not a real date and time');
     const now = this.deps.clock.nowMs();
-    const found = await repo.findStoreForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now);
+    const found = withPayment
+      ? await repo.findStorePaymentForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now, b.TRANS_SEQNO)
+      : await repo.findStoreForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now);
     if (!found) throw new GatewayError(C.STORE, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
     const { store, keys } = found;
     const ok = keys.some((sealed) => hexEqual(apiSign(b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE, b.TRANS_AT, this.deps.box.open(sealed)), b.API_SIGN));
@@ -123,7 +130,7 @@ export class GatewayService {
     if (skew > 0 && Math.abs(now - transAt) > skew * 1000) {
       throw new GatewayError(C.SIGNATURE, `TRANS_AT: more than ${skew} seconds away from server time (${kstCompact(now)} KST)`);
     }
-    return store;
+    return { store, payment: (found as { payment?: Payment }).payment };
   }
 
   async requestPayment(raw: Record<string, unknown>): Promise<{ REDIRECT_URL: string }> {
@@ -174,8 +181,7 @@ export class GatewayService {
 
   async searchPayment(raw: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = dropNulls(raw) as Record<string, unknown>;
-    const store = await this.authenticate(body);
-    const p = await repo.findPayment(this.db, store.platform_code, store.code, body.TRANS_SEQNO as string);
+    const { store, payment: p } = await this.authenticated(body, true);
     if (!p) throw new GatewayError(C.NOT_FOUND_SEARCH, 'TRANS_SEQNO: no such transaction');
     return paymentRecord(p, store);
   }
