@@ -197,6 +197,15 @@ export interface InvoiceTable {
   updated_at: number;
 }
 
+/**
+ * Live (not deleted) invoices per account: the invoice list's totalCount without a month.
+ * Changed only in the transactions that insert or soft-delete invoices; no row reads as 0.
+ */
+export interface InvoiceCountTable {
+  account_id: string;
+  live_invoices: number;
+}
+
 export interface SendTable {
   id: string;
   invoice_id: number;
@@ -260,6 +269,7 @@ export interface Database {
   wallets: WalletTable;
   ledger: LedgerTable;
   invoices: InvoiceTable;
+  invoice_counts: InvoiceCountTable;
   sends: SendTable;
   webhook_events: WebhookEventTable;
   sandbox_messages: SandboxMessageTable;

@@ -121,21 +121,58 @@ export async function findInvoiceByPayment(db: Db, paymentId: string, storeCode:
   return db.selectFrom('invoices').selectAll().where('payment_id', '=', paymentId).where('store_code', '=', storeCode).executeTakeFirst();
 }
 
-export async function insertInvoices(db: Db, rows: Insertable<InvoiceTable>[]): Promise<Map<string, number>> {
+/**
+ * Inserts one account's new invoices and adds them to its live-invoice count, in the caller's
+ * transaction (so a rollback takes both back).
+ */
+export async function insertInvoices(trx: Transaction<Database>, accountId: string, rows: Insertable<InvoiceTable>[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
+  if (rows.length === 0) return ids;
+  if (rows.some((r) => r.account_id !== accountId)) throw new Error('insertInvoices: every row must belong to the given account');
   for (let i = 0; i < rows.length; i += 200) {
-    const out = await db.insertInto('invoices').values(rows.slice(i, i + 200)).returning(['id', 'unique_id']).execute();
+    const out = await trx.insertInto('invoices').values(rows.slice(i, i + 200)).returning(['id', 'unique_id']).execute();
     for (const r of out) ids.set(r.unique_id, Number(r.id));
   }
+  await addLiveInvoices(trx, accountId, rows.filter((r) => r.deleted_at == null).length);
   return ids;
 }
 
+/**
+ * Changes the account's live-invoice count by delta, creating its row on the first invoice.
+ * Only for the functions here that insert or delete invoices, inside their transaction.
+ */
+async function addLiveInvoices(trx: Transaction<Database>, accountId: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  if (delta > 0) {
+    await trx.insertInto('invoice_counts').values({ account_id: accountId, live_invoices: delta })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ live_invoices: sql<number>`invoice_counts.live_invoices + ${delta}` }))
+      .execute();
+    return;
+  }
+  await trx.updateTable('invoice_counts').set({ live_invoices: sql<number>`live_invoices + ${delta}` })
+    .where('account_id', '=', accountId).execute();
+}
+
+/** The account's live invoices, from its counter (one primary-key read; no row yet: 0). */
+export async function liveInvoiceCount(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('invoice_counts').select('live_invoices').where('account_id', '=', accountId).executeTakeFirst();
+  return r ? Number(r.live_invoices) : 0;
+}
+
+/**
+ * A page of the account's live invoices, newest first, and how many there are: without a
+ * range from the counter; with a (month) range counted by query over that range of the
+ * (account_id, created_at) index.
+ */
 export async function listInvoices(db: Db, accountId: string, opts: { from?: number; to?: number; offset: number; limit: number }) {
   let q = db.selectFrom('invoices').where('account_id', '=', accountId).where('deleted_at', 'is', null);
-  if (opts.from !== undefined && opts.to !== undefined) q = q.where('created_at', '>=', opts.from).where('created_at', '<', opts.to);
-  const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const ranged = opts.from !== undefined && opts.to !== undefined;
+  if (ranged) q = q.where('created_at', '>=', opts.from!).where('created_at', '<', opts.to!);
+  const total = ranged
+    ? Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    : await liveInvoiceCount(db, accountId);
   const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();
-  return { rows, total: Number(total.n) };
+  return { rows, total };
 }
 
 export async function setPaymentId(db: Db, invoiceId: number, paymentId: string, now: number): Promise<boolean> {
@@ -155,12 +192,19 @@ export async function touchPending(db: Db, accountId: string, invoiceId: number,
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function markDeleted(db: Db, accountId: string, invoiceId: number, now: number, opts: { paymentIdIsNull: boolean }): Promise<boolean> {
-  let q = db.updateTable('invoices').set({ deleted_at: now, updated_at: now })
+/**
+ * Soft-deletes a PENDING invoice and takes it off the account's live-invoice count, in the
+ * caller's transaction. Only a row this UPDATE changed counts: a repeated or concurrent
+ * delete of the same invoice changes nothing and decrements nothing.
+ */
+export async function markDeleted(trx: Transaction<Database>, accountId: string, invoiceId: number, now: number, opts: { paymentIdIsNull: boolean }): Promise<boolean> {
+  let q = trx.updateTable('invoices').set({ deleted_at: now, updated_at: now })
     .where('id', '=', invoiceId).where('account_id', '=', accountId).where('status', '=', 'PENDING').where('deleted_at', 'is', null);
   if (opts.paymentIdIsNull) q = q.where('payment_id', 'is', null);
   const r = await q.executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+  const changed = Number(r.numUpdatedRows);
+  await addLiveInvoices(trx, accountId, -changed);
+  return changed === 1;
 }
 
 /** Compare-and-set of the invoice status, returning the updated row (for the webhook body). */

@@ -129,9 +129,10 @@ export class InvoiceService {
   }
 
   /**
-   * One transaction: the invoices (PENDING, WAITING), the points of every recipient (or none:
-   * -21), one send row and one send job per invoice. A requestId is unique per account in
-   * the database; a concurrent or later repeat lands on that index and is compared by hash.
+   * One transaction: the invoices (PENDING, WAITING) and the account's live-invoice count, the
+   * points of every recipient (or none: -21), one send row and one send job per invoice. A
+   * requestId is unique per account in the database; a concurrent or later repeat lands on
+   * that index and is compared by hash.
    */
   async create(account: Account, body: CreateBillBody): Promise<void> {
     if (body.webhookSecret !== undefined && body.webhookUrl === undefined) {
@@ -171,7 +172,7 @@ export class InvoiceService {
     }));
     try {
       await this.db.transaction().execute(async (trx) => {
-        const ids = await repo.insertInvoices(trx, rows);
+        const ids = await repo.insertInvoices(trx, account.id, rows);
         if (!(await repo.debit(trx, account.id, total, now))) throw await this.insufficient(trx, account.id, total);
         const sends = rows.map((row, i) => ({
           id: newId(), invoice_id: ids.get(row.unique_id)!, account_id: account.id, send_type: 'INITIAL', status: 'WAITING',
@@ -217,6 +218,7 @@ export class InvoiceService {
 
   // ---- queries -------------------------------------------------------------------------------
 
+  /** totalCount: the account's live-invoice counter without a month; counted over the month with one. */
   async list(accountId: string, q: { month?: string; page?: string; size?: string }) {
     const page = q.page ? Number(q.page) : 1;
     const size = q.size ? Number(q.size) : 20;
@@ -340,9 +342,12 @@ export class InvoiceService {
 
   /**
    * Deletes an unpaid invoice: its gateway payment first becomes STORE_DELETE (so the customer
-   * can no longer pay; a paid one is refused there), then the invoice is hidden.
+   * can no longer pay; a paid one is refused there), then the invoice is hidden and leaves the
+   * account's live-invoice count (one transaction).
    */
   async remove(accountId: string, id: string): Promise<void> {
+    const hide = (invoiceId: number, now: number, paymentIdIsNull: boolean) =>
+      this.db.transaction().execute((trx) => repo.markDeleted(trx, accountId, invoiceId, now, { paymentIdIsNull }));
     for (let i = 0; i < 5; i++) {
       const inv = await repo.findInvoice(this.db, accountId, id);
       if (!inv) throw notFound();
@@ -350,7 +355,7 @@ export class InvoiceService {
       const now = this.deps.clock.nowMs();
       if (!inv.payment_id) {
         // No payment yet: hide it unless the send job issued one meanwhile (then go round again).
-        if (await repo.markDeleted(this.db, accountId, inv.id, now, { paymentIdIsNull: true })) return;
+        if (await hide(inv.id, now, true)) return;
         continue;
       }
       const payment = await this.deps.gateway.findById(inv.payment_id);
@@ -364,7 +369,7 @@ export class InvoiceService {
           throw err;
         }
       }
-      if (await repo.markDeleted(this.db, accountId, inv.id, now, { paymentIdIsNull: false })) return;
+      if (await hide(inv.id, now, false)) return;
     }
     throw new AppError('STATE', 'status: the invoice changed while deleting it; try again');
   }

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_gateway.js';
 import * as m0002 from './0002_invoicing.js';
 import * as m0003 from './0003_sandbox_card_network.js';
+import * as m0004 from './0004_invoice_counts.js';
 
 /** Every migration, by name, in the order they apply. */
 export const migrations: Record<string, Migration> = {
   '0001_gateway': m0001,
   '0002_invoicing': m0002,
   '0003_sandbox_card_network': m0003,
+  '0004_invoice_counts': m0004,
 };
