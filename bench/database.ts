@@ -6,6 +6,7 @@ import pg from 'pg';
 import { openStore, type Database, type Store } from '../src/db/index.js';
 import type { InvoiceTable } from '../src/db/schema.js';
 import { createAccount, grantPoints } from '../src/invoicing/accounts.js';
+import { insertInvoices } from '../src/invoicing/repository.js';
 import { recordWebhookEvent } from '../src/invoicing/webhooks.js';
 import type { Engine } from './config.js';
 
@@ -140,7 +141,8 @@ export async function seedInvoices(
       for (let i = tx; i < Math.min(opts.count, tx + PER_TX); i += PER_INSERT) {
         const rows: Insertable<InvoiceTable>[] = [];
         for (let j = i; j < Math.min(opts.count, tx + PER_TX, i + PER_INSERT); j++) rows.push(rowAt(j));
-        await trx.insertInto('invoices').values(rows).execute();
+        // The repository's insert: it also adds the rows to the account's live-invoice count.
+        await insertInvoices(trx, opts.accountId, rows);
       }
     });
   }
