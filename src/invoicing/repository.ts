@@ -160,6 +160,16 @@ export async function liveInvoiceCount(db: Db, accountId: string): Promise<numbe
 }
 
 /**
+ * What a list entry shows (billSummary): a page reads only these columns, because each further
+ * column costs a value per row (select * made a page of 100 twice as slow on SQLite).
+ */
+const SUMMARY_COLUMNS = [
+  'id', 'unique_id', 'trans_seqno', 'status', 'send_status', 'template_type', 'receiver_name', 'receiver_phone', 'guardian_phone',
+  'amount', 'reason', 'created_at', 'done_at', 'canceled_at', 'first_sent_at', 'last_sent_at', 'send_count', 'send_channel', 'request_id',
+] as const satisfies readonly (keyof Invoice)[];
+export type InvoiceSummaryRow = Pick<Invoice, (typeof SUMMARY_COLUMNS)[number]>;
+
+/**
  * A page of the account's live invoices, newest first, and how many there are: without a
  * range from the counter; with a (month) range counted by query over that range of the
  * (account_id, created_at) index.
@@ -171,7 +181,7 @@ export async function listInvoices(db: Db, accountId: string, opts: { from?: num
   const total = ranged
     ? Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
     : await liveInvoiceCount(db, accountId);
-  const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();
+  const rows = await q.select(SUMMARY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();
   return { rows, total };
 }
 

@@ -1,12 +1,12 @@
 import type { Payment } from '../gateway/service.js';
 import { kstIso, kstSpaced } from '../platform/clock.js';
 import { parseItems } from './items.js';
-import type { Invoice, Send } from './repository.js';
+import type { Invoice, InvoiceSummaryRow, Send } from './repository.js';
 
 /** Response shapes (decisions §5): KST yyyy-MM-dd'T'HH:mm:ss, never the webhook secret. */
 const t = (ms: number | null) => (ms === null ? null : kstIso(ms));
 
-export function billSummary(inv: Invoice) {
+export function billSummary(inv: InvoiceSummaryRow) {
   return {
     id: Number(inv.id),
     uniqueId: inv.unique_id,
