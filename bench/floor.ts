@@ -1,6 +1,7 @@
 // What the framework costs before Sunap does anything: the bare node:http ceiling, a Fastify
-// route, and a Fastify route behind @fastify/helmet (as Sunap registers it), each answering a
-// searchPayment-sized JSON body, measured with the same load method as bench/run.ts.
+// route, the route with helmet run on every request (what @fastify/helmet does, and what Sunap
+// did before), and the route with helmet's headers worked out once (what Sunap does now), each
+// answering a searchPayment-sized JSON body, measured with the same load method as bench/run.ts.
 //   node --import tsx bench/floor.ts            (BENCH_DURATION, BENCH_CONNECTIONS as for run.ts)
 // Not part of `npm run bench`: it explains the distance between Sunap and the ceiling.
 import { spawn } from 'node:child_process';
@@ -24,20 +25,29 @@ const BODY = JSON.stringify({
 // The Fastify variants, run as a child with `node -e` so they have their own event loop.
 const FASTIFY_CHILD = `
 import Fastify from 'fastify';
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 const body = JSON.parse(process.env.FLOOR_BODY);
+const options = { contentSecurityPolicy: false, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' }, hsts: false };
 const app = Fastify({ logger: false });
-if (process.env.FLOOR_HELMET) await app.register(helmet, { contentSecurityPolicy: false, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' }, hsts: false });
+if (process.env.FLOOR_HEADERS === 'per-request') {
+  // As @fastify/helmet's onRequest hook: helmet(options) built and run on every request.
+  app.addHook('onRequest', (req, reply, done) => helmet(options)(req.raw, reply.raw, done));
+} else if (process.env.FLOOR_HEADERS === 'once') {
+  // As src/platform/security-headers.ts: the same headers, worked out once.
+  const headers = {};
+  helmet(options)({}, { setHeader: (k, v) => { headers[k.toLowerCase()] = String(v); }, removeHeader: () => {} }, () => {});
+  app.addHook('onRequest', (req, reply, done) => { reply.headers(headers); done(); });
+}
 app.post('/api/searchPayment', async () => body);
 await app.listen({ port: Number(process.env.FLOOR_PORT), host: '127.0.0.1' });
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 `;
 
-async function fastifyChild(root: string, helmet: boolean): Promise<{ pid: number; url: string; stop: () => void }> {
+async function fastifyChild(root: string, headers: '' | 'per-request' | 'once'): Promise<{ pid: number; url: string; stop: () => void }> {
   const port = await freePort();
   const proc = spawn(process.execPath, ['--input-type=module', '-e', FASTIFY_CHILD], {
     cwd: root, stdio: ['ignore', 'inherit', 'inherit'],
-    env: childEnv({ FLOOR_BODY: BODY, FLOOR_PORT: String(port), ...(helmet ? { FLOOR_HELMET: '1' } : {}) }),
+    env: childEnv({ FLOOR_BODY: BODY, FLOOR_PORT: String(port), FLOOR_HEADERS: headers }),
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 200; i++) {
@@ -66,9 +76,10 @@ const row = (name: string, r: Awaited<ReturnType<typeof load>>) =>
 const ceiling = await startCeiling({ root: cfg.root, bodyFile, logFile: join(cfg.outDir, 'floor-ceiling.log') });
 row('bare node:http (the ceiling)', await load(ceiling.url, ceiling.pid));
 await ceiling.stop();
-for (const helmet of [false, true]) {
-  const f = await fastifyChild(cfg.root, helmet);
-  row(helmet ? 'Fastify 5 + @fastify/helmet' : 'Fastify 5', await load(f.url, f.pid));
+const variants = [['', 'Fastify 5'], ['per-request', 'Fastify 5 + helmet on every request (@fastify/helmet)'], ['once', 'Fastify 5 + helmet headers worked out once (Sunap)']] as const;
+for (const [headers, name] of variants) {
+  const f = await fastifyChild(cfg.root, headers);
+  row(name, await load(f.url, f.pid));
   f.stop();
 }
 process.stdout.write(`${Buffer.byteLength(BODY)}-byte body, ${cfg.connections} connections, ${cfg.duration} s\n${rows.join('\n')}\n`);
