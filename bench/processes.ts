@@ -138,6 +138,8 @@ export async function startSunap(opts: {
       SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`,
       // The webhook receiver's certificate comes from a CA made for the run.
       NODE_EXTRA_CA_CERTS: opts.caFile,
+      // As `npm start` sets it: glibc's malloc keeps at most two arenas (README, Operations).
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...(opts.memProbe ? { BENCH_MEM_PROBE: opts.memProbe } : {}),
     }),
   });
