@@ -17,28 +17,10 @@ export async function findStoreByCode(db: Db, storeCode: string): Promise<Store 
 }
 
 /**
- * A store of the platform and the platform's keys that may sign now (the current one, and a
- * rotated one still inside its grace), in one round trip: every signed call starts here.
- */
-const storeForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number) => db.selectFrom('stores')
-  .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
-    .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
-  .select(['stores.code', 'stores.platform_code', 'stores.name', 'stores.ceo_name', 'stores.biz_reg_num', 'stores.tel',
-    'stores.cat_enabled', 'stores.created_at', 'platform_keys.key_sealed'])
-  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode));
-
-export async function findStoreForSigning(db: Db, platformCode: string, storeCode: string, now: number): Promise<{ store: Store; keys: string[] } | undefined> {
-  const rows = await storeForSigning(db, platformCode, storeCode, now);
-  const first = rows[0];
-  if (!first) return undefined;
-  const { key_sealed: _key, ...store } = first;
-  return { store, keys: rows.flatMap((r) => (r.key_sealed === null ? [] : [r.key_sealed])) };
-}
-
-/**
- * searchPayment's one round trip: the store and its signing keys as above, and the store's
- * payment by TRANS_SEQNO when there is one. The caller checks the signature before it uses
- * the payment.
+ * Every signed call starts here, in one round trip: the store of the platform, the platform's
+ * keys that may sign now (the current one, and a rotated one still inside its grace), and the
+ * store's payment with the call's TRANS_SEQNO when there is one. The caller checks the
+ * signature before it uses the payment.
  */
 const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) => db.selectFrom('stores')
   .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')

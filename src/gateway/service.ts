@@ -107,35 +107,30 @@ export class GatewayService {
   // ---- signed operations ---------------------------------------------------------------
 
   /** Order of checks (decisions §4): signing fields → store pair (4005) → signature and window (3001). */
-  private async authenticate(body: Record<string, unknown>): Promise<Store> {
-    return (await this.authenticated(body, false)).store;
-  }
-
-  /** authenticate(), and with `withPayment` the store's payment by TRANS_SEQNO read in the same query. */
-  private async authenticated(body: Record<string, unknown>, withPayment: boolean): Promise<{ store: Store; payment?: Payment }> {
+  /** The store, and its payment with the call's TRANS_SEQNO if any (read in the same query). */
+  private async authenticate(body: Record<string, unknown>): Promise<{ store: Store; payment: Payment | undefined }> {
     const err = this.signingCheck.firstError(body);
     if (err) throw new GatewayError(C.VALIDATION, err);
     const b = body as { TRANS_SEQNO: string; PLATFORM_CODE: string; STORE_CODE: string; TRANS_AT: string; API_SIGN: string };
     const transAt = parseKstCompact(b.TRANS_AT);
     if (transAt === null) throw new GatewayError(C.VALIDATION, 'TRANS_AT: is not a real date and time');
     const now = this.deps.clock.nowMs();
-    const found = withPayment
-      ? await repo.findStorePaymentForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now, b.TRANS_SEQNO)
-      : await repo.findStoreForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now);
+    const found = await repo.findStorePaymentForSigning(this.db, b.PLATFORM_CODE, b.STORE_CODE, now, b.TRANS_SEQNO);
     if (!found) throw new GatewayError(C.STORE, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
-    const { store, keys } = found;
+    const { store, keys, payment } = found;
     const ok = keys.some((sealed) => hexEqual(apiSign(b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE, b.TRANS_AT, this.deps.box.open(sealed)), b.API_SIGN));
     if (!ok) throw new GatewayError(C.SIGNATURE, 'API_SIGN: signature mismatch; check the field order, TRANS_AT and API_KEY');
     const skew = this.deps.signMaxSkewSeconds;
     if (skew > 0 && Math.abs(now - transAt) > skew * 1000) {
       throw new GatewayError(C.SIGNATURE, `TRANS_AT: more than ${skew} seconds away from server time (${kstCompact(now)} KST)`);
     }
-    return { store, payment: (found as { payment?: Payment }).payment };
+    return { store, payment };
   }
 
   async requestPayment(raw: Record<string, unknown>): Promise<{ REDIRECT_URL: string }> {
     const body = dropNulls(raw) as Record<string, unknown>;
-    const store = await this.authenticate(body);
+    // A payment already holding this TRANS_SEQNO is refused by the insert's unique index (4001).
+    const { store } = await this.authenticate(body);
     const err = this.createCheck.firstError(body);
     if (err) throw new GatewayError(C.VALIDATION, err);
     const b = body as RequestPaymentBody;
@@ -181,19 +176,18 @@ export class GatewayService {
 
   async searchPayment(raw: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = dropNulls(raw) as Record<string, unknown>;
-    const { store, payment: p } = await this.authenticated(body, true);
+    const { store, payment: p } = await this.authenticate(body);
     if (!p) throw new GatewayError(C.NOT_FOUND_SEARCH, 'TRANS_SEQNO: no such transaction');
     return paymentRecord(p, store);
   }
 
   async cancelPayment(raw: Record<string, unknown>): Promise<Record<string, unknown>> {
     const body = dropNulls(raw) as Record<string, unknown>;
-    const store = await this.authenticate(body);
+    const { store, payment: found } = await this.authenticate(body);
     const err = this.cancelCheck.firstError(body);
     if (err) throw new GatewayError(C.VALIDATION, err);
     const b = body as CancelPaymentBody;
     const amount = Number(b.APPROVAL_AMOUNT);
-    const found = await repo.findPayment(this.db, store.platform_code, store.code, b.TRANS_SEQNO);
     if (!found) throw new GatewayError(C.NOT_FOUND_CANCEL, 'TRANS_SEQNO: no such transaction');
     if ((TERMINAL_PAY_PATHS as readonly string[]).includes(found.pay_path)) {
       throw new GatewayError(C.TERMINAL, `TRANS_SEQNO: approved on a terminal (${found.pay_path}); cancel it on that terminal`);
