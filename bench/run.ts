@@ -260,10 +260,13 @@ async function main(): Promise<number> {
   // Measure what `npm start` runs: the compiled dist/, built now from the sources being measured.
   // SUNAP_USE_TSX=1 (the test runner's smoke run) or BENCH_NO_BUILD=1 skip this; the servers
   // then run src/ through tsx, or whatever dist/ bin/sunap.js judges up to date.
-  const code = process.env.SUNAP_USE_TSX === '1' ? 'src through tsx' : 'dist (compiled)';
-  if (code !== 'src through tsx' && process.env.BENCH_NO_BUILD !== '1') {
+  let code: string;
+  if (process.env.SUNAP_USE_TSX === '1') code = 'src through tsx';
+  else if (process.env.BENCH_NO_BUILD === '1') code = 'as bin/sunap.js chose (dist/ if up to date, else src through tsx)';
+  else {
     log('compiling src/ to dist/ (npm run build)');
     execFileSync(process.execPath, [join(cfg.root, 'scripts', 'build.mjs')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    code = 'dist (compiled)';
   }
   const m = { ...machine(), code };
   const fsyncBefore = fsyncProbe(cfg.root);
