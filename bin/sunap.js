@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The package bin, and `npm start` (`sunap serve`). Runs the compiled dist/ (`npm run build`, also
-// run by `npm install`/`npm ci`) when its stamp is newer than every file under src/; otherwise the
-// TypeScript sources through tsx, whose loader thread costs ~64 MB of RSS and some CPU per request.
+// The package bin, and `npm start` (`sunap serve`): starts src/cli.ts. Runs the compiled dist/
+// (`npm run build`, also run by `npm install`/`npm ci`) when its stamp is newer than every file under
+// src/; otherwise the TypeScript sources through tsx, whose loader thread costs ~64 MB of RSS and
+// some CPU per request.
 // Stale compiled code is never run. SUNAP_USE_TSX=1 forces tsx (while developing).
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,14 +57,7 @@ if (dir === 'src') {
 }
 const entry = (name) => pathToFileURL(join(root, dir, `${name}.${dir === 'dist' ? 'js' : 'ts'}`)).href;
 
-if (process.argv[2] === 'serve') {
-  // As `node src/server.ts` does when run directly: a start-up failure is one line, exit 1.
-  const { serve } = await import(entry('server'));
-  serve().catch((err) => {
-    process.stderr.write(`sunap: could not start: ${err.message}\n`);
-    process.exit(1);
-  });
-} else {
-  // src/cli.ts runs main() itself when argv[1] is this bin.
-  await import(entry('cli'));
-}
+// Every command, serve included, goes through src/cli.ts: one parser, so `sunap serve --help` prints
+// help and `sunap serve --bogus` is a usage error instead of a start. cli.ts runs main() itself
+// when argv[1] is this bin.
+await import(entry('cli'));

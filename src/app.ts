@@ -2,120 +2,120 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { migrate, openStore, type Store } from './db/index.js';
-import { callbackHandler } from './gateway/callback.js';
-import { gatewayRoutes, notJsonObject } from './gateway/routes.js';
-import { sandboxGatewayRoutes } from './gateway/sandbox-routes.js';
-import { CALLBACK_JOB, GatewayService } from './gateway/service.js';
-import { JobWorker } from './jobs/queue.js';
-import { invoicingPlugin } from './invoicing/index.js';
-import { invoicingWebPlugin } from './invoicing/webhooks.js';
+import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
+import { consoleRoutes, createConsoleParts } from './console/index.js';
+import { createGateway, gatewayRoutes, PaymentsConsole, sandboxGatewayRoutes, type GatewayService } from './gateway/index.js';
+import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
+import { countJobsByKind } from './jobs/repository.js';
+import { JobWorker } from './jobs/worker.js';
 import { pageHeaders } from './pages/html.js';
+import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
+import { sandboxOutboxRoutes } from './pages/outbox.js';
 import { paymentPagePaths, renderProblem } from './pages/payment-page.js';
 import { pageRoutes } from './pages/routes.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
+import type { MessagingProvider } from './ports/messaging.js';
 import { SandboxCardProcessor } from './ports/sandbox-card-processor.js';
-import { ServiceClock } from './platform/clock.js';
+import { SandboxMessaging } from './ports/sandbox-messaging.js';
+import { SolapiMessaging } from './ports/solapi-messaging.js';
+import { TossCardProcessor } from './ports/toss-card-processor.js';
+import { ServiceClock, type SharedClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { SecretBox } from './platform/crypto.js';
-import { AppError, appEnvelope, GatewayCodes } from './platform/errors.js';
+import type { App } from './platform/http.js';
+import { setUpHttp } from './platform/http-setup.js';
 import { createLogger } from './platform/logging.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { opsRoutes, sandboxClockRoutes } from './platform/ops.js';
 import { securityHeaders } from './platform/security-headers.js';
-import { checker } from './platform/validation.js';
+
+export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './platform/http-setup.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Outcome code of the call (RESULT_CODE or result_code), for metrics and logs. */
-    resultCode: string;
-  }
   interface FastifyInstance {
     sunap: Sunap;
   }
 }
 
+/** Everything the app is made of, for the server, the tests and the operator's tools. */
 export interface Sunap {
   config: Config;
-  store: Store;
-  clock: ServiceClock;
+  database: DatabaseHandle;
+  clock: SharedClock;
   box: SecretBox;
   gateway: GatewayService;
+  invoices: InvoiceService;
+  auth: AuthService;
+  /** The invoicing side as a whole (templates, team, recharges, the console's reads). */
+  invoicing: Invoicing;
   worker: JobWorker;
   http: HttpOut;
   metrics: Metrics;
   log: Logger;
 }
 
+/**
+ * What a caller may put in place of the real parts. The ports (card processor, messaging
+ * provider, outbound HTTP, clock) plug in here, for tests and for the live providers alike.
+ */
 export interface BuildOptions {
   logger?: Logger;
-  /** Start the job worker when the server is ready (default true). */
+  /** Start the job worker and the reconcile sweep when the server is ready (default true). */
   runJobs?: boolean;
   processor?: CardProcessor;
+  messaging?: MessagingProvider;
+  http?: HttpOut;
+  clock?: SharedClock;
 }
 
-/**
- * How deep a JSON body may nest. The deepest real body (recipientItems[].items[]) has five
- * levels; a body nested thousands deep would reach recursive code (the requestId fingerprint)
- * and overflow the stack as a 500.
- */
-export const MAX_JSON_DEPTH = 32;
-
-/** True when the JSON text nests brackets deeper than `max`; strings are skipped, so `"[[["` counts nothing. */
-export function jsonNestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) depth--;
-  }
-  return false;
-}
-
-/** Path problems Fastify finds before any route runs, as `path: reason` (each surface wraps it in its envelope). */
-const PATH_PROBLEMS: Record<string, string> = {
-  FST_ERR_BAD_URL: 'path: is not a valid URL (malformed percent-encoding)',
-  FST_ERR_MAX_PARAM_LENGTH: 'path: a path segment is longer than 1000 characters',
-};
+/** How often attempts left open by a dead process are settled. */
+const RECONCILE_EVERY_MS = 30_000;
 
 /** One root that composes the whole service; the server and every test build the same app. */
-export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
   const log = opts.logger ?? createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl);
+  const { db } = database;
   try {
-    await migrate(store.db);
+    await migrate(db);
   } catch (err) {
-    await store.close();
+    await database.close();
     throw err;
   }
-  const clock = new ServiceClock(config.mode === 'sandbox' ? store.db : null);
+  const sandbox = config.mode === 'sandbox';
+  const clock = opts.clock ?? new ServiceClock(sandbox ? db : null);
   await clock.refresh();
   const box = new SecretBox(config.secretKey);
-  const http = createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
-  const metrics = createMetrics(store.db);
-  const worker = new JobWorker(store.db, store.engine, clock, log, {
+  const http = opts.http ?? createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
+  const metrics = createMetrics();
+  const worker = new JobWorker(db, database.engine, clock, log, {
     pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency),
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
   });
-  const gateway = new GatewayService(store.db, {
-    clock, box, processor: opts.processor ?? new SandboxCardProcessor(store.db), secretKey: config.secretKey,
-    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, log, wake: () => worker.wake(),
-  });
-  worker.register(CALLBACK_JOB, callbackHandler(store.db, http, clock));
+  metrics.countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () => countJobsByKind(db, 'PENDING'));
+  metrics.countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () => countJobsByKind(db, 'DEAD'));
 
-  const pagePrefixes = [
-    paymentPagePaths(config.paymentPageUrl).page,
-    `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`,
-  ];
+  const wake = () => worker.wake();
+  const processor = opts.processor ?? cardProcessorOf(config, db, log);
+  const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
+  const gateway = createGateway(db, {
+    clock, box, http, processor, secretKey: config.secretKey,
+    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: 'https',
+    log, wake, worker, metrics,
+  });
+  const invoicing = createInvoicing(db, {
+    gateway, messaging, http, clock, box, costs: config.costs, log, worker,
+    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https',
+    recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
+  });
+  const { auth, invoices } = invoicing;
+
+  const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`];
+  let frameworkError: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void = () => {};
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
@@ -124,51 +124,26 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     routerOptions: { maxParamLength: 1000 },
     trustProxy: config.trustProxy,
     forceCloseConnections: false,
-    // Fastify answers these in its own JSON before routing: send them to the error handler
-    // below (the API envelopes), or answer a page on page paths.
-    frameworkErrors: (err, req, res) => {
-      const reply = res as unknown as FastifyReply;
-      if (pagePrefixes.some((p) => req.url.startsWith(p))) {
-        void reply.code(400).headers(pageHeaders()).type('text/html; charset=utf-8').send(renderProblem(400));
-        return;
-      }
-      void onError(err, req as unknown as FastifyRequest, reply);
-    },
-  }) as unknown as FastifyInstance;
-  app.decorate('sunap', { config, store, clock, box, gateway, worker, http, metrics, log });
+    // Fastify answers these before routing; send them to our handlers instead of its own JSON.
+    frameworkErrors: (err, req, res) => frameworkError(err, req, res as unknown as FastifyReply),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.decorate('sunap', { config, database, clock, box, gateway, invoices, auth, invoicing, worker, http, metrics, log });
   app.decorateRequest('resultCode', '');
 
-  // One schema drives validation and docs; its first error names the field (`members[0].studentPhone: ...`).
-  app.setValidatorCompiler(({ schema }) => {
-    const c = checker(schema as never);
-    return (data: unknown) => {
-      const err = c.firstError(data);
-      return err ? { error: Object.assign(new Error(err), { validationMessage: err }) } : { value: data };
-    };
-  });
+  frameworkError = setUpHttp(app, {
+    metrics,
+    securityHeaders: securityHeaders({
+      // Pages set their own CSP (the form must be allowed to go back to the merchant).
+      contentSecurityPolicy: false,
+      frameguard: { action: 'deny' },
+      referrerPolicy: { policy: 'no-referrer' },
+      hsts: config.publicUrl.startsWith('https:'),
+    }),
+    isPage: (url) => pagePrefixes.some((p) => url.startsWith(p)),
+    renderPageProblem: renderProblem,
+    pageHeaders: () => pageHeaders(),
+  }).onFrameworkError;
 
-  // The default JSON parser (prototype-poisoning checks included), behind a nesting limit.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
-      done(Object.assign(new Error(`body: is nested more than ${MAX_JSON_DEPTH} levels deep`), { statusCode: 400, code: 'SUNAP_JSON_TOO_DEEP' }), undefined);
-      return;
-    }
-    parseJson(req, body as string, done);
-  });
-
-  const security = securityHeaders({
-    // Pages set their own CSP (the form must be allowed to go back to the merchant).
-    contentSecurityPolicy: false,
-    frameguard: { action: 'deny' },
-    referrerPolicy: { policy: 'no-referrer' },
-    hsts: config.publicUrl.startsWith('https:'),
-  });
-  app.addHook('onRequest', (_req, reply, done) => {
-    reply.headers(security);
-    done();
-  });
   await app.register(formbody, { bodyLimit: 16 * 1024 });
   await app.register(rateLimit, { global: false });
   await app.register(swagger, {
@@ -177,91 +152,66 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
       info: {
         title: 'Sunap',
         version: '0.1.0',
-        description: 'Payment gateway (/api) and invoicing server (/app/v1). Gateway calls answer HTTP 200 with the outcome in result_data.RESULT_CODE; invoicing calls answer result_code 0 on success.',
+        description: 'Payment gateway (/api) and invoicing server (/app/v1). Gateway calls answer HTTP 200 with the outcome in result_data.RESULT_CODE; invoicing calls answer result_code 0 on success. Every code and its cause: docs/reference.md in the repository.',
       },
       components: { securitySchemes: { accessToken: { type: 'apiKey', in: 'header', name: 'x-access-token' } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    const code = req.resultCode || String(reply.statusCode);
-    metrics.requests.inc({ method: req.method, route, status: String(reply.statusCode), result_code: code });
-    metrics.latency.observe({ method: req.method, route, result_code: code }, reply.elapsedTime / 1000);
-  });
-
-  const onError = async (err: Error & { statusCode?: number; code?: string; validation?: unknown; validationMessage?: string }, req: FastifyRequest, reply: FastifyReply) => {
-    const status = err.statusCode ?? 500;
-    const url = req.url;
-    if (url.startsWith('/api/')) {
-      if (status >= 400 && status < 500) {
-        req.resultCode = GatewayCodes.VALIDATION;
-        const body = notJsonObject();
-        if (status === 413) body.result_data.RESULT_MSG = 'body: is larger than the allowed size';
-        else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') body.result_data.RESULT_MSG = 'body: must be sent as application/json';
-        else if (err.code && PATH_PROBLEMS[err.code]) body.result_data.RESULT_MSG = PATH_PROBLEMS[err.code]!;
-        else if (err.code === 'SUNAP_JSON_TOO_DEEP') body.result_data.RESULT_MSG = err.message;
-        else if (err.code !== 'FST_ERR_VALIDATION') body.result_data.RESULT_MSG = 'body: is not valid JSON';
-        return reply.code(status === 413 ? 413 : 400).send(body);
-      }
-      req.log.error({ err }, 'gateway call failed');
-      req.resultCode = GatewayCodes.INTERNAL;
-      return reply.code(500).send({ result_code: -1, result_msg: 'internal error', result_data: { RESULT_CODE: GatewayCodes.INTERNAL, RESULT_MSG: 'internal error; nothing was changed, try again' } });
-    }
-    if (err instanceof AppError) {
-      req.resultCode = String(err.resultCode);
-      return reply.code(err.httpStatus).send(appEnvelope(err.resultCode, err.message));
-    }
-    if (status >= 400 && status < 500) {
-      let msg = err.validationMessage ?? err.message;
-      if (status === 413) msg = 'body: is larger than the allowed size';
-      else if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') msg = 'body: must be sent as application/json';
-      else if (err.code?.startsWith('FST_ERR_CTP')) msg = 'body: is not valid JSON';
-      else if (err.code && PATH_PROBLEMS[err.code]) msg = PATH_PROBLEMS[err.code]!;
-      if (status === 429) {
-        req.resultCode = '-29';
-        return reply.code(429).send(appEnvelope(-29, 'too many requests; slow down'));
-      }
-      req.resultCode = '-20';
-      return reply.code(status === 413 ? 413 : 400).send(appEnvelope(-20, msg));
-    }
-    req.log.error({ err }, 'request failed');
-    req.resultCode = '-99';
-    return reply.code(500).send(appEnvelope(-99, 'internal error; nothing was changed, try again'));
-  };
-  app.setErrorHandler(onError);
-
-  app.setNotFoundHandler(async (req, reply) => {
-    if (req.url.startsWith('/app/')) return reply.code(404).send(appEnvelope(-10, 'not found'));
-    return reply.code(404).type('application/json').send({ message: 'not found' });
-  });
-
-  opsRoutes(app);
+  opsRoutes(app, { db, metrics });
   gatewayRoutes(app, gateway);
-  await app.register(pageRoutes);
-  // Registered without encapsulation (fastify-plugin style) would leak hooks; these plugins
-  // only add routes, jobs and listeners through app.sunap, so plain calls keep it simple.
-  await invoicingPlugin(app);
-  await invoicingWebPlugin(app);
-  if (config.mode === 'sandbox') {
-    sandboxClockRoutes(app);
-    sandboxGatewayRoutes(app);
+  // Encapsulated: the payment page's HTML error handler applies to its routes only.
+  await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));
+  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit });
+  publicInvoiceRoutes(app, db, gateway);
+  invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
+  const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });
+  // Encapsulated under /console: its cookies, CSRF tokens, uploads and HTML errors stay there.
+  await app.register(async (scope) => consoleRoutes(scope, {
+    gateway, payments: new PaymentsConsole(db), invoicing, ...consoleParts, clock, costs: config.costs, publicUrl: config.publicUrl,
+    publicPayPageUrl: config.publicPayPageUrl, sandbox, secureCookies: config.publicUrl.startsWith('https:'), loginRateLimit: config.loginRateLimit,
+    secretKey: config.secretKey,
+  }), { prefix: '/console' });
+  // A person who opens the service's address lands in the console.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.code(303).header('location', '/console').send());
+  if (sandbox) {
+    sandboxClockRoutes(app, { clock, wake });
+    sandboxGatewayRoutes(app, gateway);
+    sandboxOutboxRoutes(app, db);
   }
 
-  // Attempts left open by a process that died mid-payment are settled in the background.
   let sweep: NodeJS.Timeout | null = null;
   if (opts.runJobs !== false) {
     app.addHook('onReady', async () => {
       worker.start();
-      sweep = setInterval(() => void gateway.reconcileAll().catch((err) => log.warn({ err: (err as Error).message }, 'reconcile sweep failed')), 30_000);
+      // Attempts left open by a process that died mid-payment are settled in the background:
+      // once at start (a restart after a crash), then at least twice per staleness window.
+      const settle = () => void gateway.reconcileAll().catch((err) => log.warn({ err: (err as Error).message }, 'reconcile sweep failed'));
+      settle();
+      sweep = setInterval(settle, Math.min(RECONCILE_EVERY_MS, Math.ceil(gateway.staleAttemptMs / 2)));
       sweep.unref();
     });
   }
   app.addHook('onClose', async () => {
     if (sweep) clearInterval(sweep);
     await worker.stop();
-    await store.close();
+    await database.close();
   });
   return app;
+}
+
+export { invoicePagePath };
+
+/** The configured card processor: Toss in live mode (or to try its test keys), the sandbox network otherwise. */
+export function cardProcessorOf(config: Config, db: DatabaseHandle['db'], log: Logger): CardProcessor {
+  const c = config.cardProcessor;
+  if (c.kind === 'toss') return new TossCardProcessor({ secretKey: c.secretKey, baseUrl: c.baseUrl, testCode: c.testCode, timeoutMs: config.outboundTimeoutMs }, log);
+  return new SandboxCardProcessor(db);
+}
+
+export function messagingOf(config: Config, db: DatabaseHandle['db'], clock: SharedClock, log: Logger): MessagingProvider {
+  const m = config.messaging;
+  if (m.kind === 'solapi') return new SolapiMessaging({ ...m, timeoutMs: config.outboundTimeoutMs }, log);
+  return new SandboxMessaging(db, clock);
 }

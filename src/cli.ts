@@ -1,72 +1,21 @@
-import { parseArgs } from 'node:util';
-import { migrate, openStore } from './db/index.js';
-import { createPlatform, createStore, OperatorError, rotateKey } from './gateway/merchants.js';
-import { Commands as InvoicingCommands } from './invoicing/cli.js';
-import { ServiceClock } from './platform/clock.js';
-import { ConfigError, loadConfig } from './platform/config.js';
-import { SecretBox } from './platform/crypto.js';
+import { readFileSync } from 'node:fs';
+import { parseOptions, UsageError, wantsHelp } from './cli/args.js';
+import { commands, findCommand, groups } from './cli/commands.js';
+import { commandHelp, EXIT, groupHelp, overallHelp } from './cli/help.js';
+import { Session } from './cli/session.js';
+import { ConfigError } from './platform/config.js';
 
 /**
- * The operator CLI (decisions §3). Every command takes --json (one JSON object on stdout,
- * nothing else); errors exit non-zero with one line on stderr. Uses the server's DATABASE_URL.
+ * The operator CLI (README.md, "Operator CLI"): one parser (src/cli/args.ts) and one command table
+ * (src/cli/commands.ts). Every command takes --json (one JSON object on stdout, nothing else),
+ * --help and -h; errors are one line on stderr, exit codes in src/cli/help.ts. Uses the server's
+ * DATABASE_URL.
  */
-export class UsageError extends Error {}
 
-export type Handler = (args: string[], ctx: Ctx) => Promise<Record<string, unknown>>;
-export interface Ctx {
-  store: ReturnType<typeof openStore>;
-  box: SecretBox;
-  clock: ServiceClock;
+function version(): string {
+  // src/cli.ts and dist/cli.js are both one level below package.json.
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
-
-export function opts<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, options: { ...options, json: { type: 'boolean' } }, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
-  } catch (err) {
-    throw new UsageError((err as Error).message.split('\n')[0]);
-  }
-}
-
-export function required(v: Record<string, string | boolean | undefined>, name: string): string {
-  const x = v[name];
-  if (typeof x !== 'string' || x === '') throw new UsageError(`--${name}: is required`);
-  return x;
-}
-
-export type Commands = Record<string, { usage: string; run: Handler }>;
-
-const commands: Commands = {
-  'platform create': {
-    usage: 'sunap platform create --name N [--json]',
-    run: async (args, { store, box, clock }) => {
-      const v = opts(args, { name: { type: 'string' } });
-      return createPlatform(store.db, box, clock.nowMs(), { name: required(v, 'name') });
-    },
-  },
-  'platform rotate-key': {
-    usage: 'sunap platform rotate-key --platform-code P [--grace-seconds N] [--json]',
-    run: async (args, { store, box, clock }) => {
-      const v = opts(args, { 'platform-code': { type: 'string' }, 'grace-seconds': { type: 'string' } });
-      const grace = (v['grace-seconds'] as string | undefined) ?? '0';
-      if (!/^\d{1,9}$/.test(grace)) throw new UsageError('--grace-seconds: must be a whole number of seconds');
-      return rotateKey(store.db, box, clock.nowMs(), { platformCode: required(v, 'platform-code'), graceSeconds: Number(grace) });
-    },
-  },
-  'store create': {
-    usage: 'sunap store create --platform-code P --name N [--ceo-name C] [--biz-reg-num B] [--tel T] [--no-cat] [--json]',
-    run: async (args, { store, clock }) => {
-      const v = opts(args, {
-        'platform-code': { type: 'string' }, name: { type: 'string' }, 'ceo-name': { type: 'string' },
-        'biz-reg-num': { type: 'string' }, tel: { type: 'string' }, 'no-cat': { type: 'boolean' },
-      });
-      return createStore(store.db, clock.nowMs(), {
-        platformCode: required(v, 'platform-code'), name: required(v, 'name'), ceoName: v['ceo-name'] as string | undefined,
-        bizRegNum: v['biz-reg-num'] as string | undefined, tel: v.tel as string | undefined, cat: !v['no-cat'],
-      });
-    },
-  },
-  ...InvoicingCommands,
-};
 
 function print(json: boolean, result: Record<string, unknown>): void {
   if (json) {
@@ -77,60 +26,98 @@ function print(json: boolean, result: Record<string, unknown>): void {
   if ('apiKey' in result) process.stdout.write('The API key is shown only this once; keep it secret.\n');
 }
 
-function usage(): string {
-  const all = [
-    'sunap serve', 'sunap migrate [--json]',
-    ...Object.values(commands).map((c) => c.usage),
-  ];
-  return 'usage:\n' + all.map((u) => `  ${u}`).join('\n') + '\n';
+function usageError(problem: string, helpCommand: string): number {
+  process.stderr.write(`sunap: ${problem}; run "sunap ${helpCommand}--help"\n`);
+  return EXIT.USAGE;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [a, b, ...rest] = argv;
-  const json = argv.includes('--json');
-  if (!a || a === '--help' || a === 'help') {
-    process.stdout.write(usage());
-    return a ? 0 : 1;
+/** The help `sunap help <words>` or `sunap <words> --help` asks for; null: no such command. */
+function helpFor(words: string[]): string | null {
+  const found = findCommand(words);
+  if (found && found.rest.length === 0) return commandHelp(found.command);
+  if (words.length === 1 && groups.includes(words[0]!)) return groupHelp(words[0]!);
+  return null;
+}
+
+/** Runs one command line; the exit code, or null while a command keeps running (serve). */
+export async function main(argv: string[]): Promise<number | null> {
+  const [first, ...more] = argv;
+  if (first === undefined) return usageError('no command given', '');
+  if (first === '--help' || first === '-h' || first === 'help') {
+    if (first === 'help' && more.length > 0) {
+      const text = helpFor(more);
+      if (!text) return usageError(`help: unknown command "${more.join(' ')}"`, '');
+      process.stdout.write(text);
+      return EXIT.OK;
+    }
+    if (more.length > 0) return usageError(`${first}: unexpected argument "${more[0]}"`, '');
+    process.stdout.write(overallHelp(version()));
+    return EXIT.OK;
   }
-  if (a === 'serve') {
-    const { serve } = await import('./server.js');
-    await serve();
-    return -1;
+  if (first === '--version' || first === '-V') {
+    if (more.length > 0) return usageError(`${first}: unexpected argument "${more[0]}"`, '');
+    process.stdout.write(`${version()}\n`);
+    return EXIT.OK;
   }
-  const name = a === 'migrate' ? 'migrate' : `${a} ${b ?? ''}`.trim();
-  const cmd = commands[name];
-  if (name !== 'migrate' && !cmd) {
-    process.stderr.write(`sunap: unknown command "${name}"\n${usage()}`);
-    return 64;
+
+  const found = findCommand(argv);
+  if (!found) return noCommand(first, more);
+  const { command, rest } = found;
+  if (wantsHelp(rest)) {
+    process.stdout.write(commandHelp(command));
+    return EXIT.OK;
   }
-  let store: ReturnType<typeof openStore> | null = null;
+
+  let parsed;
   try {
-    const config = loadConfig();
-    store = openStore(config.databaseUrl, { poolSize: 2 });
-    const applied = await migrate(store.db);
-    if (name === 'migrate') {
-      print(json, { applied });
-      return 0;
-    }
-    const clock = new ServiceClock(config.mode === 'sandbox' ? store.db : null);
-    await clock.refresh();
-    const result = await cmd!.run(rest, { store, box: new SecretBox(config.secretKey), clock });
-    print(json, result);
-    return 0;
+    parsed = parseOptions(command.options, rest);
   } catch (err) {
-    if (err instanceof UsageError || err instanceof OperatorError || err instanceof ConfigError || (err as Error).name === 'OperatorError') {
-      process.stderr.write(`sunap: ${(err as Error).message}\n`);
-      return err instanceof UsageError ? 64 : 1;
-    }
-    process.stderr.write(`sunap: ${(err as Error).message}\n`);
-    return 1;
-  } finally {
-    await store?.close();
+    if (err instanceof UsageError) return usageError(err.message, `${command.name} `);
+    throw err;
   }
+  const session = new Session();
+  try {
+    const result = await command.run(parsed.values, session);
+    if (result && command.print) return command.print(result, parsed.json);
+    if (result) print(parsed.json, result);
+    return result ? EXIT.OK : null;
+  } catch (err) {
+    return failed(err);
+  } finally {
+    await session.close();
+  }
+}
+
+/** A line whose first words name no command: a group alone (or its help), or nothing known. */
+function noCommand(first: string, more: string[]): number {
+  if (!groups.includes(first)) {
+    return usageError(first.startsWith('-') ? `unknown option ${first} (options come after the command)` : `unknown command "${first}"`, '');
+  }
+  const next = more[0];
+  if (next !== undefined && !next.startsWith('-')) return usageError(`unknown command "${first} ${next}"`, `${first} `);
+  if (wantsHelp(more)) {
+    process.stdout.write(groupHelp(first));
+    return EXIT.OK;
+  }
+  const members = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name);
+  return usageError(`"${first}" needs a command: ${members.join(', ')}`, `${first} `);
+}
+
+function failed(err: unknown): number {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`sunap: configuration error: ${err.message}\n`);
+    return EXIT.CONFIG;
+  }
+  // An OperatorError of the domain (no such platform, email taken, ...) or anything else, such as an
+  // unreachable database: one line, exit 1. AggregateError (pg trying several addresses) has no message.
+  const e = err as Error & { code?: string };
+  const text = (e?.message || e?.code || String(err)).split('\n')[0];
+  process.stderr.write(`sunap: ${text}\n`);
+  return EXIT.FAILED;
 }
 
 const isMain = process.argv[1] && /cli\.[tj]s$|sunap(\.js)?$/.test(process.argv[1]);
 if (isMain) {
   const code = await main(process.argv.slice(2));
-  if (code >= 0) process.exitCode = code;
+  if (code !== null) process.exitCode = code;
 }

@@ -21,8 +21,12 @@ export async function serve(): Promise<void> {
     else app.log.info({ signal }, 'shutting down');
     await app.close();
   });
+  for (const warning of config.warnings) app.log.warn(warning);
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ mode: config.mode, db: config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl : 'postgres', docs: `${config.publicUrl}/docs` }, `Sunap ${config.mode} ready at ${config.publicUrl}`);
+  app.log.info({
+    mode: config.mode, db: config.databaseUrl.startsWith('sqlite:') ? config.databaseUrl : 'postgres', docs: `${config.publicUrl}/docs`,
+    cardProcessor: config.cardProcessor.kind, messaging: config.messaging.kind,
+  }, `Sunap ${config.mode} ready at ${config.publicUrl}`);
 }
 
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop()!);

@@ -9,7 +9,8 @@ import type { Database } from './schema.js';
 export type { Database } from './schema.js';
 export type Engine = 'sqlite' | 'postgres';
 
-export interface Store {
+/** An open database: the Kysely instance, which engine it is, and how to close it. */
+export interface DatabaseHandle {
   db: Kysely<Database>;
   engine: Engine;
   close(): Promise<void>;
@@ -90,7 +91,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openStore(databaseUrl: string, opts: { poolSize?: number } = {}): Store {
+export function openDatabase(databaseUrl: string, opts: { poolSize?: number } = {}): DatabaseHandle {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -122,4 +123,11 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Which migrations a database has applied and which it has not, without applying any (sunap doctor). */
+export async function migrationStatus(db: Kysely<Database>): Promise<{ applied: string[]; pending: string[] }> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const all = await migrator.getMigrations();
+  return { applied: all.filter((m) => m.executedAt).map((m) => m.name), pending: all.filter((m) => !m.executedAt).map((m) => m.name) };
 }

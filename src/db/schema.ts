@@ -1,4 +1,12 @@
 import type { Generated } from 'kysely';
+// Type-only imports of files that import nothing: the state unions each domain owns.
+import type { AttemptKind, AttemptStatus, OrderType, PayPath, PaymentState } from '../gateway/payment-state.js';
+import type {
+  AccountRole, InvoiceSendStatus, InvoiceStatus, LedgerKind, RechargeStatus, SendChannel, SendStatus, SendType, TemplateType, TokenKind, WebhookEventName,
+  WebhookEventStatus,
+} from '../invoicing/invoice-state.js';
+import type { JobStatus, OutboundTarget } from '../jobs/job-state.js';
+import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
 
 /**
  * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
@@ -36,7 +44,7 @@ export interface PaymentTable {
   platform_code: string;
   store_code: string;
   trans_seqno: string;
-  state: string;
+  state: PaymentState;
   amount: number;
   supply_amount: number;
   tax_charge: number;
@@ -46,13 +54,13 @@ export interface PaymentTable {
   request_reason: string;
   info_message: string | null;
   confirm_url: string | null;
-  return_display_yn: string;
+  return_display_yn: 'Y' | 'N';
   return_url: string | null;
   temp_value: string | null;
   user_id: string | null;
-  order_type: string;
+  order_type: OrderType;
   items_json: string | null;
-  pay_path: string;
+  pay_path: PayPath;
   approval_number: string | null;
   approval_at: number | null;
   installment_month: string | null;
@@ -61,6 +69,8 @@ export interface PaymentTable {
   method_name: string | null;
   card_bin: string | null;
   card_last4: string | null;
+  /** The processor's key of the approval (migration 0006), to cancel it by. */
+  processor_ref: string | null;
   cancel_at: number | null;
   cancel_reason: string;
   cancel_amount: number;
@@ -71,8 +81,8 @@ export interface PaymentTable {
 export interface PaymentAttemptTable {
   id: string;
   payment_id: string;
-  kind: string; // APPROVE | CANCEL
-  status: string; // OPEN | APPROVED | DECLINED | ERROR | CANCELED | FAILED
+  kind: AttemptKind;
+  status: AttemptStatus;
   card_bin: string | null;
   card_last4: string | null;
   issuer_name: string | null;
@@ -86,7 +96,7 @@ export interface JobTable {
   id: string;
   kind: string;
   payload: string;
-  status: string; // PENDING | DONE | DEAD
+  status: JobStatus;
   run_at: number;
   lease_until: number | null;
   lease_owner: string | null;
@@ -102,7 +112,7 @@ export interface JobTable {
 export interface OutboundAttemptTable {
   id: Generated<number>;
   job_id: string;
-  target: string; // CALLBACK | WEBHOOK
+  target: OutboundTarget;
   ref_id: string;
   attempt_no: number;
   url: string;
@@ -124,13 +134,17 @@ export interface AccountTable {
   store_code: string;
   invoicing_enabled: number;
   created_at: number;
+  /** owner, manager or viewer (src/invoicing/team.ts). */
+  role: Generated<AccountRole>;
+  /** The account whose invoices, wallet and templates this one works on (itself for a team's first owner). */
+  tenant_id: string | null;
 }
 
 export interface AuthTokenTable {
   id: string;
   account_id: string;
   family_id: string;
-  kind: string;
+  kind: TokenKind;
   token_hash: string;
   expires_at: number;
   rotated_at: number | null;
@@ -154,7 +168,7 @@ export interface LedgerTable {
   id: Generated<number>;
   account_id: string;
   delta: number;
-  kind: string;
+  kind: LedgerKind;
   ref: string | null;
   memo: string | null;
   created_at: number;
@@ -167,12 +181,12 @@ export interface InvoiceTable {
   store_code: string;
   trans_seqno: string;
   payment_id: string | null;
-  status: string;
-  send_status: string;
+  status: InvoiceStatus;
+  send_status: InvoiceSendStatus;
   deleted_at: number | null;
   request_id: string | null;
   request_hash: string | null;
-  template_type: string;
+  template_type: TemplateType;
   receiver_name: string;
   receiver_phone: string;
   guardian_phone: string | null;
@@ -180,7 +194,7 @@ export interface InvoiceTable {
   reason: string;
   description: string | null;
   items_json: string | null;
-  send_channel: string;
+  send_channel: SendChannel;
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   bill_template_id: string | null;
@@ -210,15 +224,15 @@ export interface SendTable {
   id: string;
   invoice_id: number;
   account_id: string;
-  send_type: string;
-  status: string;
-  channel_requested: string;
-  channel_used: string | null;
+  send_type: SendType;
+  status: SendStatus;
+  channel_requested: SendChannel;
+  channel_used: MessageChannel | null;
   receiver_phone: string;
   cost_reserved: number;
   cost_settled: number | null;
   provider_message_id: string | null;
-  delivery_status: string | null;
+  delivery_status: DeliveryStatus | null;
   error_message: string | null;
   sent_at: number | null;
   created_at: number;
@@ -228,10 +242,10 @@ export interface WebhookEventTable {
   id: Generated<number>;
   invoice_id: number;
   account_id: string;
-  event: string;
+  event: WebhookEventName;
   url: string;
   body: string;
-  status: string;
+  status: WebhookEventStatus;
   attempts: number;
   created_at: number;
   updated_at: number;
@@ -240,11 +254,12 @@ export interface WebhookEventTable {
 export interface SandboxMessageTable {
   id: string;
   idempotency_key: string;
-  channel: string;
+  channel: MessageChannel;
   to_phone: string;
   text: string;
   link: string | null;
-  delivery_status: string;
+  /** FAULT rows remember a provider fault the sandbox played once (never listed). */
+  delivery_status: DeliveryStatus | 'FAULT';
   sent_at: number;
 }
 
@@ -252,6 +267,69 @@ export interface SandboxCardChargeTable {
   idempotency_key: string;
   outcome: string;
   created_at: number;
+}
+
+export interface ConsoleSessionTable {
+  /** SHA-256 of the cookie's token. */
+  id: string;
+  account_id: string;
+  created_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  ip: string;
+  user_agent: string;
+}
+
+export interface ConsoleInviteTable {
+  id: string;
+  tenant_id: string;
+  email: string;
+  role: AccountRole;
+  token_hash: string;
+  invited_by: string;
+  created_at: number;
+  expires_at: number;
+  accepted_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  tenant_id: string;
+  actor_id: string | null;
+  actor_email: string;
+  action: string;
+  target: string | null;
+  detail: string | null;
+  ip: string;
+  created_at: number;
+}
+
+export interface BillTemplateTable {
+  id: string;
+  account_id: string;
+  name: string;
+  reason: string;
+  description: string | null;
+  amount: number | null;
+  items_json: string | null;
+  send_channel: SendChannel | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RechargeTable {
+  id: string;
+  account_id: string;
+  points: number;
+  /** Won charged to the card (0 for a sandbox recharge, credited at once). */
+  amount: number;
+  store_code: string | null;
+  payment_id: string | null;
+  status: RechargeStatus;
+  created_at: number;
+  credited_at: number | null;
 }
 
 export interface Database {
@@ -274,4 +352,9 @@ export interface Database {
   webhook_events: WebhookEventTable;
   sandbox_messages: SandboxMessageTable;
   sandbox_card_charges: SandboxCardChargeTable;
+  console_sessions: ConsoleSessionTable;
+  console_invites: ConsoleInviteTable;
+  audit_log: AuditLogTable;
+  bill_templates: BillTemplateTable;
+  recharges: RechargeTable;
 }

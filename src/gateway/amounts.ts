@@ -1,6 +1,51 @@
-import type { Item } from './schemas.js';
-
+/**
+ * Money rules of a payment (docs/reference.md, "Amounts"): how a line nets, and how
+ * an amount splits into supply, VAT and tax-free parts. The invoicing side nets its invoice
+ * lines with the same lineNet.
+ */
 export const DEFAULT_VAT_BPS = 1000;
+/** The largest line (and payment) amount: APPROVAL_AMOUNT has at most 12 digits. */
+export const MAX_LINE_AMOUNT = 999_999_999_999;
+
+export interface Line {
+  unitPrice: number;
+  qty?: number;
+  /** Won for AMOUNT, percent for RATE. */
+  discountAmount?: number;
+  discountUnit?: 'AMOUNT' | 'RATE';
+}
+
+export type LineProblem = { field: 'discountAmount' | 'qty'; reason: string };
+
+/** Line net = unitPrice × qty − discount, where a RATE discount is floor(unitPrice × qty × rate / 100). */
+export function lineNet(line: Line): number | LineProblem {
+  const gross = BigInt(line.unitPrice) * BigInt(line.qty ?? 1);
+  const d = BigInt(line.discountAmount ?? 0);
+  let discount = d;
+  if ((line.discountUnit ?? 'AMOUNT') === 'RATE') {
+    if (d > 100n) return { field: 'discountAmount', reason: 'a RATE discount must be at most 100' };
+    discount = (gross * d) / 100n;
+  }
+  if (discount > gross) return { field: 'discountAmount', reason: 'is larger than the line amount' };
+  const net = gross - discount;
+  if (net > BigInt(MAX_LINE_AMOUNT)) return { field: 'qty', reason: 'the line amount is too large' };
+  return Number(net);
+}
+
+/** round(a / b) for non-negative integers, half up, exact for any size. */
+function divRound(a: bigint, b: bigint): bigint {
+  return (2n * a + b) / (2n * b);
+}
+
+/** VAT inside a VAT-inclusive amount: round(net × bps / (10000 + bps)). */
+export function vatOf(net: number, bps: number): number {
+  return Number(divRound(BigInt(net) * BigInt(bps), BigInt(10_000 + bps)));
+}
+
+export interface TaxLine extends Line {
+  taxType?: 'TAX_ON' | 'TAX_FREE';
+  vatRateBps?: number;
+}
 
 export interface Breakdown {
   supplyAmount: number;
@@ -10,35 +55,12 @@ export interface Breakdown {
   lines: number[];
 }
 
-/** round(a / b) for non-negative integers, half up, exact for any size. */
-function divRound(a: bigint, b: bigint): bigint {
-  return (2n * a + b) / (2n * b);
-}
-
-export function vatOf(net: number, bps: number): number {
-  return Number(divRound(BigInt(net) * BigInt(bps), BigInt(10_000 + bps)));
-}
-
-/** Line net = unitPrice × qty − discount; a RATE discount is floor(line × rate / 100). */
-export function lineNet(item: Item): number | { error: string } {
-  const gross = BigInt(item.unitPrice) * BigInt(item.qty ?? 1);
-  const d = BigInt(item.discountAmount ?? 0);
-  let discount: bigint;
-  if ((item.discountUnit ?? 'AMOUNT') === 'RATE') {
-    if (d > 100n) return { error: 'discountAmount: a RATE discount must be at most 100' };
-    discount = (gross * d) / 100n;
-  } else discount = d;
-  const net = gross - discount;
-  if (net < 0n) return { error: 'discountAmount: is larger than the line amount' };
-  if (net > 999_999_999_999n) return { error: 'unitPrice: the line amount is too large' };
-  return Number(net);
-}
-
 /**
- * VAT and tax-free split (decisions §4). Without items the whole amount is one TAX_ON line at
- * the default rate. Returns an error naming the field when the items do not add up.
+ * Supply, VAT and tax-free parts of a payment. Without items the whole amount is one TAX_ON
+ * line at the default rate; with items the amount must equal their nets' sum, and
+ * supply + VAT + tax-free = amount. Problems name the field (`ITEMS[1].discountAmount: ...`).
  */
-export function breakdown(amount: number, items: Item[] | undefined): Breakdown | { error: string } {
+export function breakdown(amount: number, items: TaxLine[] | undefined): Breakdown | { error: string } {
   if (!items || items.length === 0) {
     const tax = vatOf(amount, DEFAULT_VAT_BPS);
     return { supplyAmount: amount - tax, taxCharge: tax, taxFreeAmount: 0, lines: [] };
@@ -50,7 +72,7 @@ export function breakdown(amount: number, items: Item[] | undefined): Breakdown 
   const lines: number[] = [];
   for (const [i, item] of items.entries()) {
     const net = lineNet(item);
-    if (typeof net !== 'number') return { error: `ITEMS[${i}].${net.error}` };
+    if (typeof net !== 'number') return { error: `ITEMS[${i}].${net.field}: ${net.reason}` };
     lines.push(net);
     sum += net;
     if ((item.taxType ?? 'TAX_ON') === 'TAX_FREE') free += net;

@@ -1,13 +1,21 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import type { JobHandler } from '../jobs/queue.js';
+import { defineJob, type JobDefinition } from '../jobs/define.js';
 import { deliver } from '../jobs/outbound.js';
 import type { HttpOut } from '../ports/http-out.js';
-import { kstCompact, type Clock } from '../platform/clock.js';
+import type { Clock } from '../platform/clock.js';
+import { kstCompact } from '../platform/kst.js';
+import type { CallbackPayload } from './context.js';
 import { findPaymentById, type Payment } from './repository.js';
-import { CALLBACK_BACKOFF_SECONDS } from './service.js';
 
-/** The CONFIRM_URL body (decisions §4, public shape). */
+/**
+ * The CONFIRM_URL callback (docs/reference.md, "The CONFIRM_URL callback and RETURN_URL"): attempts at once, then 10 s,
+ * 1 min, 5 min and 30 min after each failure (5 in all); after the last the job is DEAD and
+ * the merchant learns of the approval from searchPayment.
+ */
+export const CALLBACK_BACKOFF_SECONDS = [10, 60, 300, 1800] as const;
+
+/** The callback body: the approval's facts, with TEMP_VALUE echoed and the ORDER_TYPE branch. */
 export function callbackBody(p: Payment): Record<string, unknown> {
   return {
     RESULT_CODE: '0000',
@@ -25,17 +33,22 @@ export function callbackBody(p: Payment): Record<string, unknown> {
   };
 }
 
-export function callbackHandler(db: Kysely<Database>, http: HttpOut, clock: Clock): JobHandler {
-  return {
-    backoffSeconds: CALLBACK_BACKOFF_SECONDS,
-    async run(job) {
-      const p = await findPaymentById(db, job.data.paymentId);
-      if (!p || !p.confirm_url) return;
-      const body = Buffer.from(JSON.stringify(callbackBody(p)));
-      await deliver(db, http, {
-        jobId: job.id, target: 'CALLBACK', refId: p.id, attemptNo: job.attempts, url: p.confirm_url, body,
-        headers: { 'content-type': 'application/json' }, now: clock.nowMs(),
-      });
-    },
-  };
+export interface CallbackDeps {
+  db: Kysely<Database>;
+  http: HttpOut;
+  clock: Clock;
 }
+
+/** One attempt: the body POSTed to CONFIRM_URL, recorded, no redirects, the outbound time limit. */
+export const CALLBACK_JOB: JobDefinition<CallbackPayload, CallbackDeps> = defineJob({
+  kind: 'gateway.callback',
+  backoffSeconds: CALLBACK_BACKOFF_SECONDS,
+  async run({ paymentId }: CallbackPayload, deps: CallbackDeps, job) {
+    const p = await findPaymentById(deps.db, paymentId);
+    if (!p || !p.confirm_url) return;
+    await deliver(deps.db, deps.http, {
+      jobId: job.jobId, target: 'CALLBACK', refId: p.id, attemptNo: job.attempt, url: p.confirm_url,
+      body: Buffer.from(JSON.stringify(callbackBody(p))), headers: { 'content-type': 'application/json' }, now: deps.clock.nowMs(),
+    });
+  },
+});

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import { newId, randomToken, SecretBox } from '../platform/crypto.js';
+import { newId, randomToken, type SecretBox } from '../platform/crypto.js';
 import { isUniqueViolation } from '../platform/errors.js';
+import * as repo from './repository.js';
 
 /** Operator actions on platforms and stores (the `sunap platform|store` commands). */
 export class OperatorError extends Error {
@@ -13,15 +14,15 @@ function code(prefix: string): string {
   return prefix + randomBytes(5).toString('hex').toUpperCase();
 }
 
+const newApiKey = () => `sk_${randomToken(24)}`;
+
+/** A platform and its first API key (sealed at rest; the plain key is returned once). */
 export async function createPlatform(db: Kysely<Database>, box: SecretBox, now: number, input: { name: string; code?: string; apiKey?: string }) {
   if (!input.name.trim()) throw new OperatorError('--name: must not be empty');
   const platformCode = input.code ?? code('PC');
-  const apiKey = input.apiKey ?? `sk_${randomToken(24)}`;
+  const apiKey = input.apiKey ?? newApiKey();
   try {
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('platforms').values({ code: platformCode, name: input.name.trim(), created_at: now }).execute();
-      await trx.insertInto('platform_keys').values({ id: newId(), platform_code: platformCode, key_sealed: box.seal(apiKey), retired_at: null, created_at: now }).execute();
-    });
+    await db.transaction().execute((trx) => repo.insertPlatform(trx, { code: platformCode, name: input.name.trim(), keyId: newId(), keySealed: box.seal(apiKey), now }));
   } catch (e) {
     if (isUniqueViolation(e)) throw new OperatorError(`platform ${platformCode} already exists`);
     throw e;
@@ -34,29 +35,23 @@ export async function createPlatform(db: Kysely<Database>, box: SecretBox, now: 
  * keys older than that one stop at once, so at most one previous key is ever valid.
  */
 export async function rotateKey(db: Kysely<Database>, box: SecretBox, now: number, input: { platformCode: string; graceSeconds: number; apiKey?: string }) {
-  const apiKey = input.apiKey ?? `sk_${randomToken(24)}`;
+  const apiKey = input.apiKey ?? newApiKey();
   await db.transaction().execute(async (trx) => {
-    const p = await trx.selectFrom('platforms').select('code').where('code', '=', input.platformCode).executeTakeFirst();
-    if (!p) throw new OperatorError(`--platform-code: no platform ${input.platformCode}`);
-    await trx.updateTable('platform_keys').set({ retired_at: now }).where('platform_code', '=', input.platformCode)
-      .where('retired_at', 'is not', null).where('retired_at', '>', now).execute();
-    await trx.updateTable('platform_keys').set({ retired_at: now + input.graceSeconds * 1000 })
-      .where('platform_code', '=', input.platformCode).where('retired_at', 'is', null).execute();
-    await trx.insertInto('platform_keys').values({ id: newId(), platform_code: input.platformCode, key_sealed: box.seal(apiKey), retired_at: null, created_at: now }).execute();
+    if (!(await repo.platformExists(trx, input.platformCode))) throw new OperatorError(`--platform-code: no platform ${input.platformCode}`);
+    await repo.rotatePlatformKey(trx, { platformCode: input.platformCode, keyId: newId(), keySealed: box.seal(apiKey), now, retireAt: now + input.graceSeconds * 1000 });
   });
   return { platformCode: input.platformCode, apiKey };
 }
 
 export async function createStore(db: Kysely<Database>, now: number, input: { platformCode: string; name: string; code?: string; ceoName?: string; bizRegNum?: string; tel?: string; cat?: boolean }) {
   if (!input.name.trim()) throw new OperatorError('--name: must not be empty');
-  const p = await db.selectFrom('platforms').select('code').where('code', '=', input.platformCode).executeTakeFirst();
-  if (!p) throw new OperatorError(`--platform-code: no platform ${input.platformCode}`);
+  if (!(await repo.platformExists(db, input.platformCode))) throw new OperatorError(`--platform-code: no platform ${input.platformCode}`);
   const storeCode = input.code ?? code('SD');
   try {
-    await db.insertInto('stores').values({
+    await repo.insertStore(db, {
       code: storeCode, platform_code: input.platformCode, name: input.name.trim(), ceo_name: input.ceoName ?? '',
       biz_reg_num: input.bizRegNum ?? '', tel: input.tel ?? '', cat_enabled: input.cat === false ? 0 : 1, created_at: now,
-    }).execute();
+    });
   } catch (e) {
     if (isUniqueViolation(e)) throw new OperatorError(`store ${storeCode} already exists`);
     throw e;

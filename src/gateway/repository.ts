@@ -1,17 +1,54 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
-import type { Database } from '../db/index.js';
+import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { compiledOnce } from '../db/compiled.js';
-import type { PaymentTable, StoreTable } from '../db/schema.js';
+import type { Database } from '../db/index.js';
+import type { PaymentAttemptTable, PaymentTable, StoreTable } from '../db/schema.js';
+import { PAYMENT_TRANSITIONS, type AttemptKind, type ClosedAttemptStatus, type PaymentEvent, type PaymentState } from './payment-state.js';
 
-/** SQL for payments, stores and platforms. Tenant data is always filtered by platform and store. */
+/**
+ * All SQL of the gateway: platforms, keys, stores, payments and their attempts. A payment is
+ * tenant data: every lookup a caller can steer filters by platform and store; the lookups by
+ * internal id are for callers that proved access another way (the page token, their own job,
+ * the invoicing side's own invoice).
+ */
 export type Db = Kysely<Database> | Transaction<Database>;
 export type Payment = Selectable<PaymentTable>;
 export type Store = Selectable<StoreTable>;
+export type Attempt = Selectable<PaymentAttemptTable>;
+/** What a transition may change besides the state. */
+export type PaymentChanges = Omit<Updateable<PaymentTable>, 'state' | 'id' | 'platform_code' | 'store_code' | 'trans_seqno'>;
+
+// ---- platforms, keys and stores ------------------------------------------------------------
+
+export async function platformExists(db: Db, code: string): Promise<boolean> {
+  return !!(await db.selectFrom('platforms').select('code').where('code', '=', code).executeTakeFirst());
+}
+
+export async function insertPlatform(trx: Transaction<Database>, p: { code: string; name: string; keyId: string; keySealed: string; now: number }): Promise<void> {
+  await trx.insertInto('platforms').values({ code: p.code, name: p.name, created_at: p.now }).execute();
+  await trx.insertInto('platform_keys').values({ id: p.keyId, platform_code: p.code, key_sealed: p.keySealed, retired_at: null, created_at: p.now }).execute();
+}
+
+/**
+ * A new current key for the platform. The current one retires at `retireAt` (its grace); a
+ * key still inside an earlier grace retires now, so at most one previous key ever signs.
+ */
+export async function rotatePlatformKey(trx: Transaction<Database>, k: { platformCode: string; keyId: string; keySealed: string; now: number; retireAt: number }): Promise<void> {
+  await trx.updateTable('platform_keys').set({ retired_at: k.now }).where('platform_code', '=', k.platformCode)
+    .where('retired_at', 'is not', null).where('retired_at', '>', k.now).execute();
+  await trx.updateTable('platform_keys').set({ retired_at: k.retireAt })
+    .where('platform_code', '=', k.platformCode).where('retired_at', 'is', null).execute();
+  await trx.insertInto('platform_keys').values({ id: k.keyId, platform_code: k.platformCode, key_sealed: k.keySealed, retired_at: null, created_at: k.now }).execute();
+}
+
+export async function insertStore(db: Db, s: Store): Promise<void> {
+  await db.insertInto('stores').values(s).execute();
+}
 
 export async function findStore(db: Db, platformCode: string, storeCode: string): Promise<Store | undefined> {
   return db.selectFrom('stores').selectAll().where('platform_code', '=', platformCode).where('code', '=', storeCode).executeTakeFirst();
 }
 
+/** A store by its code alone: store codes are unique across platforms. */
 export async function findStoreByCode(db: Db, storeCode: string): Promise<Store | undefined> {
   return db.selectFrom('stores').selectAll().where('code', '=', storeCode).executeTakeFirst();
 }
@@ -49,6 +86,8 @@ export async function findStorePaymentForSigning(db: Db, platformCode: string, s
   };
 }
 
+// ---- payments ------------------------------------------------------------------------------
+
 export async function insertPayment(db: Db, row: Payment): Promise<void> {
   await db.insertInto('payments').values(row).execute();
 }
@@ -65,7 +104,28 @@ export async function findPaymentById(db: Db, id: string): Promise<Payment | und
   return db.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function openAttempt(db: Db, row: { id: string; payment_id: string; kind: 'APPROVE' | 'CANCEL'; card_bin?: string | null; card_last4?: string | null; installment_month?: string | null; now: number }): Promise<void> {
+/**
+ * Applies a state-machine event as a compare-and-set: the payment changes only if it is in one
+ * of the event's from-states. Returns the payment as it now is, or undefined when nothing
+ * changed (it had moved on); callers must look at the answer.
+ */
+export async function transition(db: Db, payment: Payment, event: PaymentEvent, changes: PaymentChanges): Promise<Payment | undefined> {
+  const t = PAYMENT_TRANSITIONS[event];
+  const set = { ...changes, state: t.to as PaymentState };
+  const r = await db.updateTable('payments').set(set).where('id', '=', payment.id)
+    .where('state', 'in', t.from as readonly PaymentState[]).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1 ? ({ ...payment, ...set } as Payment) : undefined;
+}
+
+export async function countPaymentsByState(db: Db): Promise<{ key: string; n: number }[]> {
+  const rows = await db.selectFrom('payments').select((eb) => [eb.ref('state').as('key'), eb.fn.countAll<number>().as('n')]).groupBy('state').execute();
+  return rows.map((r) => ({ key: r.key, n: Number(r.n) }));
+}
+
+// ---- attempts ------------------------------------------------------------------------------
+
+/** Opens the payment's one attempt slot; a second open attempt fails on the partial unique index. */
+export async function openAttempt(db: Db, row: { id: string; payment_id: string; kind: AttemptKind; card_bin?: string | null; card_last4?: string | null; installment_month?: string | null; now: number }): Promise<void> {
   await db.insertInto('payment_attempts').values({
     id: row.id, payment_id: row.payment_id, kind: row.kind, status: 'OPEN', card_bin: row.card_bin ?? null,
     card_last4: row.card_last4 ?? null, issuer_name: null, installment_month: row.installment_month ?? null,
@@ -74,19 +134,25 @@ export async function openAttempt(db: Db, row: { id: string; payment_id: string;
 }
 
 /** Compare-and-set OPEN → status: false when someone (a reconcile) closed the attempt first. */
-export async function closeAttempt(db: Db, id: string, status: string, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<boolean> {
+export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<boolean> {
   const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null })
     .where('id', '=', id).where('status', '=', 'OPEN').executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function attemptStatus(db: Db, id: string): Promise<string | undefined> {
+export async function attemptStatus(db: Db, id: string): Promise<Attempt['status'] | undefined> {
   const row = await db.selectFrom('payment_attempts').select('status').where('id', '=', id).executeTakeFirst();
   return row?.status;
 }
 
-/** Compare-and-set: changes the payment only if it is still in one of `from`. */
-export async function transition(db: Db, id: string, from: string[], set: Partial<Payment>): Promise<boolean> {
-  const r = await db.updateTable('payments').set(set).where('id', '=', id).where('state', 'in', from).executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+/** The payment's open attempt, if any (there is at most one). */
+export async function openAttemptOf(db: Db, paymentId: string): Promise<Attempt | undefined> {
+  return db.selectFrom('payment_attempts').selectAll().where('payment_id', '=', paymentId).where('status', '=', 'OPEN').executeTakeFirst();
+}
+
+/** Payments whose open attempt is older than `before`: left by a process that died. */
+export async function paymentsWithStaleAttempts(db: Db, before: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('payment_attempts').select('payment_id').where('status', '=', 'OPEN')
+    .where('created_at', '<', before).limit(limit).execute();
+  return rows.map((r) => r.payment_id);
 }

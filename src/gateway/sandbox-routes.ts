@@ -1,12 +1,15 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
+import type { App } from '../platform/http.js';
+import { LUMP_SUM } from './installments.js';
+import { TERMINAL_PAY_PATHS } from './payment-state.js';
+import type { GatewayService } from './service.js';
 
 const PayBody = Type.Object({
   PLATFORM_CODE: Type.String({ minLength: 1 }),
   STORE_CODE: Type.String({ minLength: 1 }),
-  cardNumber: Type.Optional(Type.String({ pattern: '^\\d{13,19}$', 'x-reason': 'must be 13 to 19 digits' })),
-  installmentMonth: Type.Optional(Type.String({ pattern: '^\\d{2}$', 'x-reason': 'must be two digits, 00 for a lump sum' })),
+  cardNumber: Type.Optional(Type.String({ pattern: '^\\d{13,19}$', 'x-reason': 'must be 13 to 19 digits', examples: ['4242424242424242'] })),
+  installmentMonth: Type.Optional(Type.String({ pattern: '^\\d{2}$', 'x-reason': 'must be two digits, 00 for a lump sum', examples: ['00'] })),
 });
 
 const TerminalBody = Type.Object({
@@ -15,13 +18,15 @@ const TerminalBody = Type.Object({
   TRANS_SEQNO: Type.String({ minLength: 1, maxLength: 64 }),
   APPROVAL_AMOUNT: Type.String({ pattern: '^\\d{1,12}$', 'x-reason': 'must be a string of 1 to 12 digits' }),
   MOBILE_NO: Type.String({ pattern: '^\\d{9,11}$', 'x-reason': 'must be 9 to 11 digits' }),
-  PAY_PATH: Type.Union([Type.Literal('KIOSK'), Type.Literal('VAN'), Type.Literal('CARD')]),
+  PAY_PATH: Type.Union(TERMINAL_PAY_PATHS.map((p) => Type.Literal(p))),
 });
 
-/** Sandbox gateway calls (decisions §6): the customer pays, or a terminal approves. */
-export function sandboxGatewayRoutes(app: FastifyInstance): void {
+/** The card the sandbox pay call uses when none is given (docs/reference.md, "Sandbox"). */
+export const DEFAULT_SANDBOX_CARD = { number: '4242424242424242', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00' };
+
+/** Sandbox gateway calls: the customer pays, or a terminal approves. */
+export function sandboxGatewayRoutes(app: App, gw: GatewayService): void {
   const tags = ['Sandbox'];
-  const gw = app.sunap.gateway;
 
   app.post('/sandbox/payments/:TRANS_SEQNO/pay', {
     schema: {
@@ -29,13 +34,10 @@ export function sandboxGatewayRoutes(app: FastifyInstance): void {
       params: Type.Object({ TRANS_SEQNO: Type.String({ maxLength: 64 }) }), body: PayBody,
     },
   }, async (req) => {
-    const b = req.body as Static<typeof PayBody>;
-    const { TRANS_SEQNO } = req.params as { TRANS_SEQNO: string };
-    const p = await gw.findByStore(b.PLATFORM_CODE, b.STORE_CODE, TRANS_SEQNO);
+    const b = req.body;
+    const p = await gw.findByStore(b.PLATFORM_CODE, b.STORE_CODE, req.params.TRANS_SEQNO);
     if (!p) throw new AppError('NOT_FOUND', 'TRANS_SEQNO: no such payment for this platform and store');
-    const r = await gw.pay(p.id, {
-      number: b.cardNumber ?? '4242424242424242', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00',
-    }, b.installmentMonth ?? '00');
+    const r = await gw.pay(p.id, { ...DEFAULT_SANDBOX_CARD, number: b.cardNumber ?? DEFAULT_SANDBOX_CARD.number }, b.installmentMonth ?? LUMP_SUM);
     const message = r.outcome === 'APPROVED' ? '승인되었습니다'
       : r.outcome === 'STATE' ? `이미 처리된 결제입니다 (${r.payment.state})` : r.message;
     return { approved: r.outcome === 'APPROVED', APPROVE_STATUS: r.payment.state, message };
@@ -44,7 +46,7 @@ export function sandboxGatewayRoutes(app: FastifyInstance): void {
   app.post('/sandbox/terminal-payments', {
     schema: { tags, summary: 'Record a payment approved on a terminal (KIOSK, VAN or CARD)', body: TerminalBody },
   }, async (req) => {
-    const b = req.body as Static<typeof TerminalBody>;
+    const b = req.body;
     try {
       const p = await gw.recordTerminalPayment({
         platformCode: b.PLATFORM_CODE, storeCode: b.STORE_CODE, transSeqNo: b.TRANS_SEQNO,

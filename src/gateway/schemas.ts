@@ -1,21 +1,26 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../platform/schemas.js';
 
 /**
- * Gateway bodies. Field names, shapes and limits follow the interface document to the
+ * Gateway bodies. Field names, shapes and limits follow the gateway's published interface to the
  * letter so that existing client SDKs work unchanged. Unknown fields are ignored.
  */
 const digits = (min: number, max: number, reason: string) =>
   Type.String({ pattern: `^\\d{${min},${max}}$`, 'x-reason': reason });
 
-export const TransSeqNo = Type.String({ minLength: 1, maxLength: 64, description: 'Caller-assigned transaction number, unique per platform and store' });
-export const TransAt = Type.String({ pattern: '^\\d{14}$', 'x-reason': 'must be 14 digits, yyyyMMddHHmmss in KST', description: 'Request time, KST yyyyMMddHHmmss' });
-export const ApiSign = Type.String({ pattern: '^[0-9a-fA-F]{64}$', 'x-reason': 'must be 64 hex characters', description: 'sha256 hex of TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY' });
+export const TransSeqNo = Type.String({ minLength: 1, maxLength: 64, description: 'Caller-assigned transaction number, unique per platform and store', examples: ['ORDER-20261122-0001'] });
+export const TransAt = Type.String({ pattern: '^\\d{14}$', 'x-reason': 'must be 14 digits, yyyyMMddHHmmss in KST', description: 'Request time, KST yyyyMMddHHmmss, within SUNAP_SIGN_MAX_SKEW_SECONDS (600) of the server', examples: ['20261122143005'] });
+export const ApiSign = Type.String({
+  pattern: '^[0-9a-fA-F]{64}$', 'x-reason': 'must be 64 hex characters',
+  description: 'Lowercase hex SHA-256 of TRANS_SEQNO + PLATFORM_CODE + STORE_CODE + TRANS_AT + API_KEY (docs/reference.md, "Signing gateway calls"). The example signs the other examples with the API key sk_live_example_key_do_not_use.',
+  examples: ['a66193e3f40bfd026b7d87adf92fdfdb65ecccfb42cbe16148815d36e442193b'],
+});
 
-/** The signing fields, checked before anything else (decisions §4 order of checks). */
+/** The signing fields, checked before anything else (the order of checks is in signing.ts). */
 export const SigningFields = Type.Object({
   TRANS_SEQNO: TransSeqNo,
-  PLATFORM_CODE: Type.String({ minLength: 1, maxLength: 64 }),
-  STORE_CODE: Type.String({ minLength: 1, maxLength: 64 }),
+  PLATFORM_CODE: Type.String({ minLength: 1, maxLength: 64, examples: ['PC1A2B3C4D5E'] }),
+  STORE_CODE: Type.String({ minLength: 1, maxLength: 64, examples: ['SD9F8E7D6C5B'] }),
   TRANS_AT: TransAt,
   API_SIGN: ApiSign,
 });
@@ -35,15 +40,15 @@ export type Item = Static<typeof Item>;
 
 export const RequestPaymentBody = Type.Object({
   ...SigningFields.properties,
-  APPROVAL_AMOUNT: digits(1, 12, 'must be a string of 1 to 12 digits'),
-  MOBILE_NO: digits(10, 11, 'must be 10 to 11 digits'),
-  PAY_USER_NAME: Type.String({ minLength: 1, maxLength: 50 }),
-  REQUEST_REASON: Type.String({ minLength: 1, maxLength: 100 }),
+  APPROVAL_AMOUNT: { ...digits(1, 12, 'must be a string of 1 to 12 digits'), examples: ['128000'] },
+  MOBILE_NO: { ...digits(10, 11, 'must be 10 to 11 digits'), examples: ['01012345678'] },
+  PAY_USER_NAME: Type.String({ minLength: 1, maxLength: 50, examples: ['홍길동'] }),
+  REQUEST_REASON: Type.String({ minLength: 1, maxLength: 100, examples: ['11월 수강료'] }),
   INFO_MESSAGE: Type.Optional(Type.String({ maxLength: 500 })),
-  CONFIRM_URL: Type.String({ minLength: 1, description: 'HTTPS callback address, at most 100 characters (longer: 5001)' }),
+  CONFIRM_URL: Type.String({ minLength: 1, description: 'HTTPS callback address, at most 100 characters (longer: 5001)', examples: ['https://shop.example.com/sunap/confirm'] }),
   RETURN_DISPLAY_YN: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
-  RETURN_URL: Type.Optional(Type.String({ maxLength: 100 })),
-  TEMP_VALUE: Type.Optional(Type.String({ maxLength: 500 })),
+  RETURN_URL: Type.Optional(Type.String({ maxLength: 100, examples: ['https://shop.example.com/orders/1234/done'] })),
+  TEMP_VALUE: Type.Optional(Type.String({ maxLength: 500, examples: ['order-1234'] })),
   USER_ID: Type.Optional(Type.String({ maxLength: 100 })),
   orderType: Type.Optional(Type.Union([Type.Literal('BILL'), Type.Literal('SHOP')])),
   ITEMS: Type.Optional(Type.Array(Item, { maxItems: 100 })),
@@ -62,17 +67,18 @@ export const CancelPaymentBody = Type.Object({
 });
 export type CancelPaymentBody = Static<typeof CancelPaymentBody>;
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-
-export const ResultOnly = Type.Object({ RESULT_CODE: Type.String(), RESULT_MSG: Type.String() });
+const Outcome = {
+  RESULT_CODE: Type.String({ description: '0000 on success; otherwise the code of docs/reference.md, "Gateway RESULT_CODE values"', examples: ['0000'] }),
+  RESULT_MSG: Type.String({ description: 'On failure: FIELD: reason', examples: ['정상 처리되었습니다'] }),
+};
 
 export const RequestPaymentResult = Type.Object({
-  RESULT_CODE: Type.String(), RESULT_MSG: Type.String(),
+  ...Outcome,
   REDIRECT_URL: Type.Optional(Type.String({ description: 'Payment page link; use exactly as returned' })),
 });
 
 export const PaymentRecord = Type.Object({
-  RESULT_CODE: Type.String(), RESULT_MSG: Type.String(),
+  ...Outcome,
   TRANS_SEQNO: Type.Optional(Type.String()),
   APPROVE_STATUS: Type.Optional(Type.String({ description: 'STORE_REQUEST, APPROVE_COMPLETE, CANCEL_COMPLETE, CANCEL_FAIL or STORE_DELETE' })),
   MOBILE_NO: Type.Optional(Type.String()),
@@ -96,7 +102,7 @@ export const PaymentRecord = Type.Object({
 });
 
 export const CancelResult = Type.Object({
-  RESULT_CODE: Type.String(), RESULT_MSG: Type.String(),
+  ...Outcome,
   TRANS_SEQNO: Type.Optional(Type.String()),
   MOBILE_NO: Type.Optional(Type.String()),
   APPROVAL_AMOUNT: Type.Optional(Type.Number()),
@@ -104,4 +110,18 @@ export const CancelResult = Type.Object({
 });
 
 export const gatewayEnvelopeSchema = <T extends ReturnType<typeof Type.Object>>(data: T) =>
-  Type.Object({ result_code: Type.Integer(), result_msg: Type.String(), result_data: data });
+  Type.Object({
+    result_code: Type.Integer({ description: 'Always 0 when the body was read: the outcome is result_data.RESULT_CODE', examples: [0] }),
+    result_msg: Type.String({ examples: ['SUCCESS'] }),
+    result_data: data,
+  });
+
+/** A body the gateway could not read (HTTP 400, 413) or an internal error (HTTP 500, RESULT_CODE 9999). */
+export const GatewayRefusal = Type.Object({
+  result_code: Type.Integer({ examples: [-1] }),
+  result_msg: Type.String({ examples: ['invalid request body'] }),
+  result_data: Type.Object({
+    RESULT_CODE: Type.String({ examples: ['4002'] }),
+    RESULT_MSG: Type.String({ examples: ['body: must be a JSON object'] }),
+  }),
+});

@@ -1,13 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import { OperatorError } from '../gateway/merchants.js';
+import { OperatorError, storeByCode } from '../gateway/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hashPassword, newId, randomToken, sha256Hex, verifyPassword } from '../platform/crypto.js';
 import { AppError, isUniqueViolation } from '../platform/errors.js';
+import { grant } from './points.js';
 import * as repo from './repository.js';
 import type { Account } from './repository.js';
 
-/** Access token lifetime (decisions §5, §8: accessTokenExpiresIn is 3600 seconds). */
+/** Access token lifetime: accessTokenExpiresIn is 3600 seconds (docs/reference.md, "Invoicing: authentication and result_code values"). */
 export const ACCESS_TTL_SECONDS = 3600;
 export const REFRESH_TTL_SECONDS = 30 * 86400;
 
@@ -22,7 +23,12 @@ export function lockoutSeconds(failures: number): number {
   return Math.min(THROTTLE.maxSeconds, THROTTLE.baseSeconds * 2 ** (failures - THROTTLE.freeFailures));
 }
 
-const normalizeEmail = (email: string) => email.trim().toLowerCase();
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/** The account whose invoices, wallet and templates `a` works on (src/invoicing/team.ts). */
+export function tenantOf(a: Pick<Account, 'id' | 'tenant_id'>): string {
+  return a.tenant_id ?? a.id;
+}
 
 // ---- operator actions (the `sunap account|points` commands, and tests) --------------------
 
@@ -31,18 +37,16 @@ export async function createAccount(db: Kysely<Database>, now: number, input: { 
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new OperatorError('--email: must be an email address');
   if (input.password.length < 8) throw new OperatorError('--password: must be at least 8 characters');
   if (input.password.length > 200) throw new OperatorError('--password: must be at most 200 characters');
-  const store = await db.selectFrom('stores').select('code').where('code', '=', input.storeCode).executeTakeFirst();
+  const store = await storeByCode(db, input.storeCode);
   if (!store) throw new OperatorError(`--store-code: no store ${input.storeCode}`);
   const accountId = newId();
   const passwordHash = await hashPassword(input.password);
   try {
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('accounts').values({
-        id: accountId, email, password_hash: passwordHash, store_code: store.code,
-        invoicing_enabled: input.invoicingEnabled === false ? 0 : 1, created_at: now,
-      }).execute();
-      await trx.insertInto('wallets').values({ account_id: accountId, balance: 0, updated_at: now }).execute();
-    });
+    // The first owner of a new team: its own tenant (src/invoicing/team.ts).
+    await db.transaction().execute((trx) => repo.insertAccount(trx, {
+      id: accountId, email, password_hash: passwordHash, store_code: store.code,
+      invoicing_enabled: input.invoicingEnabled === false ? 0 : 1, created_at: now, role: 'owner', tenant_id: accountId,
+    }, now));
   } catch (e) {
     if (isUniqueViolation(e)) throw new OperatorError(`--email: an account with ${email} already exists`);
     throw e;
@@ -52,8 +56,7 @@ export async function createAccount(db: Kysely<Database>, now: number, input: { 
 
 export async function setInvoicingEnabled(db: Kysely<Database>, input: { email: string; enabled: boolean }) {
   const email = normalizeEmail(input.email);
-  const r = await db.updateTable('accounts').set({ invoicing_enabled: input.enabled ? 1 : 0 }).where('email', '=', email).executeTakeFirst();
-  if (Number(r.numUpdatedRows) !== 1) throw new OperatorError(`--email: no account ${email}`);
+  if (!(await repo.setInvoicingEnabled(db, email, input.enabled))) throw new OperatorError(`--email: no account ${email}`);
   return { email, invoicingEnabled: input.enabled };
 }
 
@@ -66,9 +69,8 @@ export async function grantPoints(db: Kysely<Database>, now: number, input: { em
   return db.transaction().execute(async (trx) => {
     const account = await repo.findAccountByEmail(trx, email);
     if (!account) throw new OperatorError(`--email: no account ${email}`);
-    await repo.addLedger(trx, [{ account_id: account.id, delta: input.amount, kind: 'GRANT', ref: null, memo: input.memo ?? null, created_at: now }]);
-    await repo.credit(trx, account.id, input.amount, now);
-    return { balance: await repo.balance(trx, account.id) };
+    // A team member's email grants to the team's wallet, the one its invoices use.
+    return { balance: await grant(trx, tenantOf(account), input.amount, input.memo ?? null, now) };
   });
 }
 
@@ -87,6 +89,16 @@ export class AuthService {
   constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
 
   async login(emailRaw: string, password: string): Promise<TokenPair> {
+    const account = await this.checkPassword(emailRaw, password);
+    if (!account.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
+    return this.issue(account.id, newId(), this.clock.nowMs());
+  }
+
+  /**
+   * The one password check of every sign-in (the invoicing API's login and the console's),
+   * behind the per-email throttle: the account, or -3 (wrong email or password) / -29.
+   */
+  async checkPassword(emailRaw: string, password: string): Promise<Account> {
     const email = normalizeEmail(emailRaw);
     const key = `login:${email}`;
     const now = this.clock.nowMs();
@@ -104,8 +116,7 @@ export class AuthService {
       throw new AppError('BAD_CREDENTIALS', 'email, password: wrong email or password');
     }
     if (t) await repo.clearThrottle(this.db, key);
-    if (!account.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
-    return this.issue(account.id, newId(), now);
+    return account;
   }
 
   /**
@@ -135,8 +146,12 @@ export class AuthService {
     return pair;
   }
 
-  /** The account behind an x-access-token header: -1 missing/unknown, -2 expired, -4 not allowed. */
-  async authenticate(header: unknown): Promise<Account> {
+  /**
+   * The account behind an x-access-token header: -1 missing/unknown, -2 expired, -4 not
+   * allowed. `tenant` is the account whose data the call works on (the team's), `member` the
+   * one that signed in (its role).
+   */
+  async authenticate(header: unknown): Promise<{ tenant: Account; member: Account }> {
     const token = Array.isArray(header) ? header[0] : header;
     if (typeof token !== 'string' || token === '' || token.length > 200) {
       throw new AppError('TOKEN_MISSING', 'x-access-token: missing or unknown access token');
@@ -147,7 +162,15 @@ export class AuthService {
     if (!row.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
     const account = await repo.findAccountById(this.db, row.account_id);
     if (!account) throw new AppError('TOKEN_MISSING', 'x-access-token: missing or unknown access token');
-    return account;
+    return { tenant: await this.tenant(account), member: account };
+  }
+
+  /** The team's account for a member (the member itself for a team's first owner); -4 when the team may not use invoicing. */
+  async tenant(member: Account): Promise<Account> {
+    if (tenantOf(member) === member.id) return member;
+    const tenant = await repo.findAccountById(this.db, tenantOf(member));
+    if (!tenant || !tenant.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
+    return tenant;
   }
 
   private async issue(accountId: string, familyId: string, now: number, db: repo.Db = this.db): Promise<TokenPair> {

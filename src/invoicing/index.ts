@@ -1,24 +1,90 @@
-import type { FastifyInstance } from 'fastify';
+/**
+ * The invoicing module's public surface: what other modules (pages, the console, the CLI, the
+ * app root) may use. Everything else under src/invoicing is private to it.
+ */
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/index.js';
+import type { GatewayService } from '../gateway/index.js';
+import type { JobWorker } from '../jobs/worker.js';
+import type { HttpOut } from '../ports/http-out.js';
 import type { MessagingProvider } from '../ports/messaging.js';
-import { SandboxMessaging } from '../ports/sandbox-messaging.js';
+import type { Clock } from '../platform/clock.js';
+import type { SecretBox } from '../platform/crypto.js';
+import type { HttpPolicy } from '../platform/urls.js';
 import { AuthService } from './accounts.js';
-import { invoicingRoutes } from './routes.js';
+import { InvoicingConsole } from './console.js';
+import { RechargeService, type RechargeDeps } from './recharge.js';
+import { TeamService } from './team.js';
+import { TemplateService } from './templates.js';
+import type { Costs } from './points.js';
+import { DELIVERY_JOB } from './delivery.js';
 import { SEND_JOB, SendRunner } from './sends.js';
 import { InvoiceService } from './service.js';
+import { WEBHOOK_JOB } from './webhooks.js';
+
+export { AuthService, createAccount, grantPoints, normalizeEmail, setInvoicingEnabled, tenantOf } from './accounts.js';
+export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
+export type { Recharge } from './console-repository.js';
+export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } from './recharge.js';
+export type { Account } from './repository.js';
+export { BillItem, CreateBillBody, TemplateBody } from './schemas.js';
+export { emailProblem, hasRole, isRole, passwordProblem, ROLE_RANK, TeamService } from './team.js';
+export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.js';
+export { invoiceLines, itemView } from './items.js';
+export * from './invoice-state.js';
+export type { Costs } from './points.js';
+export { lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
+export { invoicingRoutes } from './routes.js';
+export { InvoiceService } from './service.js';
+export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
+export { DELIVERY_BACKOFF_SECONDS, DELIVERY_JOB } from './delivery.js';
+export { fillTemplate, INVOICE_TEMPLATE, invoiceVariables, NO_DETAILS } from './items.js';
+export { recordWebhookEvent, WEBHOOK_BACKOFF_SECONDS, WEBHOOK_JOB, webhookBody } from './webhooks.js';
+
+export interface InvoicingDeps {
+  gateway: GatewayService;
+  messaging: MessagingProvider;
+  http: HttpOut;
+  clock: Clock;
+  box: SecretBox;
+  costs: Costs;
+  log: Logger;
+  worker: JobWorker;
+  /** Time limit of one provider call, in milliseconds. */
+  outboundTimeoutMs: number;
+  webhookUrlPolicy: HttpPolicy;
+  /** Points recharges: the store that sells them (null: none), sandbox, and the way back to the console. */
+  recharge: Pick<RechargeDeps, 'storeCode' | 'sandbox' | 'returnUrl'>;
+}
+
+export interface Invoicing {
+  auth: AuthService;
+  invoices: InvoiceService;
+  templates: TemplateService;
+  team: TeamService;
+  recharges: RechargeService;
+  console: InvoicingConsole;
+}
 
 /**
- * Invoicing server: accounts and tokens, points, invoices, sends (routes under /app/v1).
- * Live mode refuses to start without a real messaging provider (config.ts), so the sandbox
- * adapter is the one provider this build has.
+ * Builds the invoicing side: its services, its two jobs on the worker (sends and webhooks), and
+ * the listener that moves an invoice with its gateway payment.
  */
-export async function invoicingPlugin(app: FastifyInstance, opts: { messaging?: MessagingProvider } = {}): Promise<void> {
-  const { store, clock, box, gateway, worker, config, log } = app.sunap;
-  const messaging = opts.messaging ?? new SandboxMessaging(store.db, clock);
-  const runner = new SendRunner(store.db, { gateway, messaging, clock, costs: config.costs, log, timeoutMs: config.outboundTimeoutMs });
-  const invoices = new InvoiceService(store.db, {
-    gateway, messaging, runner, clock, box, costs: config.costs, log, wake: () => worker.wake(),
+export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invoicing {
+  const runner = new SendRunner(db, { gateway: deps.gateway, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log, timeoutMs: deps.outboundTimeoutMs });
+  const invoices = new InvoiceService(db, {
+    gateway: deps.gateway, messaging: deps.messaging, runner, clock: deps.clock, box: deps.box, costs: deps.costs, log: deps.log,
+    webhookUrlPolicy: deps.webhookUrlPolicy, wake: () => deps.worker.wake(),
   });
-  worker.register(SEND_JOB, runner.handler());
-  gateway.addListener(invoices.listener());
-  invoicingRoutes(app, new AuthService(store.db, clock), invoices);
+  deps.worker.register(SEND_JOB, runner);
+  deps.worker.register(WEBHOOK_JOB, { db, http: deps.http, clock: deps.clock, box: deps.box });
+  deps.worker.register(DELIVERY_JOB, { db, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log });
+  deps.gateway.addListener(invoices.listener());
+  const recharges = new RechargeService(db, { gateway: deps.gateway, clock: deps.clock, log: deps.log, ...deps.recharge });
+  deps.gateway.addListener(recharges.listener());
+  return {
+    auth: new AuthService(db, deps.clock), invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
+    recharges, console: new InvoicingConsole(db),
+  };
 }

@@ -1,77 +1,89 @@
-import { won } from '../pages/html.js';
+import { lineNet, parseStoredLines, storedLine, type StoredLine } from '../gateway/index.js';
+import { won } from '../platform/format.js';
+import type { Invoice } from './repository.js';
 import type { BillItem } from './schemas.js';
 
-/** An invoice line as stored (items_json) and shown: the request's fields with defaults and its net. */
-export interface StoredItem {
-  name: string;
-  price: number;
-  qty: number;
-  discountAmount: number;
-  discountUnit: 'AMOUNT' | 'RATE';
-  type: string | null;
-  /** Net of the line: price × qty − discount (RATE: floor of the line × rate / 100). */
-  amount: number;
-}
-
 /**
- * Nets the lines the way the gateway does (decisions §4 and §8: RATE floored), and checks
- * that they add up to the amount. Errors name the field under `path` (`items[1].discountAmount`).
+ * Nets an invoice's lines with the gateway's rule (RATE discounts floored) and checks that they
+ * add up to the amount. Problems name the field under `path` (`items[1].discountAmount: ...`).
  */
-export function netItems(items: BillItem[], amount: number, path: string): StoredItem[] | { error: string } {
-  const out: StoredItem[] = [];
+export function netItems(items: BillItem[], amount: number, path: string): StoredLine[] | { error: string } {
+  const out: StoredLine[] = [];
   let sum = 0;
   for (const [i, it] of items.entries()) {
-    const qty = it.qty ?? 1;
-    const unit = it.discountUnit ?? 'AMOUNT';
-    const d = it.discountAmount ?? 0;
-    const gross = it.price * qty;
-    if (!Number.isSafeInteger(gross)) return { error: `${path}[${i}].qty: the line amount is too large` };
-    if (unit === 'RATE' && d > 100) return { error: `${path}[${i}].discountAmount: a RATE discount must be at most 100` };
-    const discount = unit === 'RATE' ? Math.floor((gross * d) / 100) : d;
-    if (discount > gross) return { error: `${path}[${i}].discountAmount: is larger than the line amount` };
-    const net = gross - discount;
+    const net = lineNet({ unitPrice: it.price, qty: it.qty, discountAmount: it.discountAmount, discountUnit: it.discountUnit });
+    if (typeof net !== 'number') return { error: `${path}[${i}].${net.field}: ${net.reason}` };
     sum += net;
-    out.push({ name: it.name, price: it.price, qty, discountAmount: d, discountUnit: unit, type: it.type ?? null, amount: net });
+    out.push(storedLine({ name: it.name, unitPrice: it.price, qty: it.qty, discountAmount: it.discountAmount, discountUnit: it.discountUnit, type: it.type, net }));
   }
   if (sum !== amount) return { error: `${path}: the net sum of the items (${sum}) must equal the amount (${amount})` };
   return out;
 }
 
-/** The gateway's ITEMS for the invoice's payment (the payment page shows all of them). */
-export function gatewayItems(items: StoredItem[]) {
-  return items.map((it) => ({
-    name: it.name, unitPrice: it.price, qty: it.qty, discountAmount: it.discountAmount, discountUnit: it.discountUnit,
-  }));
+/** The invoice's lines as stored. */
+export function invoiceLines(invoice: Pick<Invoice, 'items_json'>): StoredLine[] {
+  return parseStoredLines(invoice.items_json);
 }
 
-export function parseItems(json: string | null): StoredItem[] {
-  if (!json) return [];
-  try {
-    const v = JSON.parse(json) as StoredItem[];
-    return Array.isArray(v) ? v : [];
-  } catch {
-    return [];
-  }
+/** A line as the invoicing API shows it (its net as `amount`). */
+export function itemView(l: StoredLine) {
+  return { name: l.name, price: l.unitPrice, qty: l.qty, discountAmount: l.discountAmount, discountUnit: l.discountUnit, type: l.type, amount: l.net };
 }
 
-/** Notification items: the first five (interface limits). */
+/** The gateway's ITEMS for the invoice's payment: the payment page shows all of them. */
+export function gatewayItems(lines: StoredLine[]) {
+  return lines.map((l) => ({ name: l.name, unitPrice: l.unitPrice, qty: l.qty, discountAmount: l.discountAmount, discountUnit: l.discountUnit }));
+}
+
+/** Notification items: the first five. */
 export const MESSAGE_ITEMS = 5;
 
 /**
- * The notification text: business, recipient, reason, amount, up to five items under
- * "청구 항목", the description and the payment link.
+ * The ALIMTALK template an operator registers with Kakao for the invoice message (docs/going-live.md,
+ * "The ALIMTALK template"): every message Sunap sends, on any channel, is this text with its
+ * variables filled, so what Kakao approved is exactly what goes out.
  */
-export function invoiceMessage(m: {
-  businessName: string; receiverName: string; reason: string; amount: number; items: StoredItem[];
+export const INVOICE_TEMPLATE = [
+  '[#{상호}] 청구서 안내',
+  '',
+  '#{고객명}님, #{청구사유} 청구서가 도착했습니다.',
+  '청구 금액: #{청구금액}',
+  '',
+  '#{청구내용}',
+  '',
+  '결제하기: #{결제링크}',
+].join('\n');
+
+/** What #{청구내용} says when an invoice has neither items nor a description (a variable is never empty). */
+export const NO_DETAILS = '아래 링크에서 카드로 결제하실 수 있습니다.';
+
+/**
+ * The template's variables for one invoice (docs/reference.md, "Invoices"): business, recipient,
+ * reason, amount, and as #{청구내용} up to five items under "청구 항목" and the description.
+ */
+export function invoiceVariables(m: {
+  businessName: string; receiverName: string; reason: string; amount: number; items: StoredLine[];
   description: string | null; link: string;
-}): string {
-  const lines = [`[${m.businessName}] 청구서 안내`, '', `${m.receiverName}님, ${m.reason} 청구서가 도착했습니다.`, `청구 금액: ${won(m.amount)}`];
+}): Record<string, string> {
+  const details: string[] = [];
   if (m.items.length > 0) {
-    lines.push('', '청구 항목');
-    for (const it of m.items.slice(0, MESSAGE_ITEMS)) lines.push(`- ${it.name}${it.qty > 1 ? ` x${it.qty}` : ''} ${won(it.amount)}`);
-    if (m.items.length > MESSAGE_ITEMS) lines.push(`외 ${m.items.length - MESSAGE_ITEMS}건`);
+    details.push('청구 항목');
+    for (const it of m.items.slice(0, MESSAGE_ITEMS)) details.push(`- ${it.name}${it.qty > 1 ? ` x${it.qty}` : ''} ${won(it.net)}`);
+    if (m.items.length > MESSAGE_ITEMS) details.push(`외 ${m.items.length - MESSAGE_ITEMS}건`);
   }
-  if (m.description) lines.push('', m.description);
-  lines.push('', `결제하기: ${m.link}`);
-  return lines.join('\n');
+  if (m.description) details.push(...(details.length ? [''] : []), m.description);
+  return {
+    '#{상호}': m.businessName, '#{고객명}': m.receiverName, '#{청구사유}': m.reason, '#{청구금액}': won(m.amount),
+    '#{청구내용}': details.length ? details.join('\n') : NO_DETAILS, '#{결제링크}': m.link,
+  };
+}
+
+/** A template with its variables filled, in one pass: a value that looks like a variable stays as it is. */
+export function fillTemplate(template: string, variables: Record<string, string>): string {
+  return template.replace(/#\{[^}]+\}/g, (name) => variables[name] ?? name);
+}
+
+/** The notification text: the template filled for this invoice. */
+export function invoiceMessage(m: Parameters<typeof invoiceVariables>[0]): string {
+  return fillTemplate(INVOICE_TEMPLATE, invoiceVariables(m));
 }

@@ -1,18 +1,33 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
-import type { AccountTable, AuthTokenTable, InvoiceTable, LedgerTable, SendTable } from '../db/schema.js';
+import type { AccountTable, AuthTokenTable, InvoiceTable, LedgerTable, SendTable, WebhookEventTable } from '../db/schema.js';
+import type { DeliveryStatus } from '../ports/messaging.js';
+import { INVOICE_TRANSITIONS, OPEN_SEND_STATUSES, SEND_TRANSITIONS, type InvoiceEvent, type InvoiceStatus, type SendEvent, type SendStatus, type TokenKind, type WebhookEventName } from './invoice-state.js';
 
 /**
  * SQL of the invoicing side. Every function on tenant data takes the account id and filters
- * by it (design note 11); the few that do not say who may call them.
+ * by it (one tenant never sees another's rows); the few that do not say who may call them.
  */
 export type Db = Kysely<Database> | Transaction<Database>;
 export type Account = Selectable<AccountTable>;
 export type Invoice = Selectable<InvoiceTable>;
 export type Send = Selectable<SendTable>;
 export type AuthToken = Selectable<AuthTokenTable>;
+export type WebhookEvent = Selectable<WebhookEventTable>;
 
 // ---- accounts and tokens -------------------------------------------------------------------
+
+/** A new account and its empty wallet, in one transaction. */
+export async function insertAccount(trx: Transaction<Database>, a: Insertable<AccountTable>, now: number): Promise<void> {
+  await trx.insertInto('accounts').values(a).execute();
+  await trx.insertInto('wallets').values({ account_id: a.id, balance: 0, updated_at: now }).execute();
+}
+
+/** Turns invoicing on or off for an account by email; false when there is no such account. */
+export async function setInvoicingEnabled(db: Db, email: string, enabled: boolean): Promise<boolean> {
+  const r = await db.updateTable('accounts').set({ invoicing_enabled: enabled ? 1 : 0 }).where('email', '=', email).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
 
 export async function findAccountByEmail(db: Db, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
@@ -27,7 +42,7 @@ export async function insertTokens(db: Db, rows: Insertable<AuthTokenTable>[]): 
 }
 
 /** A token by its hash, with its account: the hash is the credential, so no tenant filter. */
-export async function findToken(db: Db, kind: 'ACCESS' | 'REFRESH', hash: string) {
+export async function findToken(db: Db, kind: TokenKind, hash: string) {
   return db.selectFrom('auth_tokens').innerJoin('accounts', 'accounts.id', 'auth_tokens.account_id')
     .selectAll('auth_tokens').select(['accounts.invoicing_enabled'])
     .where('auth_tokens.token_hash', '=', hash).where('auth_tokens.kind', '=', kind)
@@ -63,7 +78,7 @@ export async function clearThrottle(db: Db, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }
 
-// ---- wallet and ledger (design note 5) -----------------------------------------------------
+// ---- wallet and ledger (src/invoicing/points.ts says how they move) -------------------------
 
 export async function balance(db: Db, accountId: string): Promise<number> {
   const w = await db.selectFrom('wallets').select('balance').where('account_id', '=', accountId).executeTakeFirst();
@@ -94,11 +109,6 @@ export async function addLedger(db: Db, rows: Insertable<LedgerTable>[]): Promis
   return written.length;
 }
 
-export async function ledgerSum(db: Db, accountId: string): Promise<number> {
-  const r = await db.selectFrom('ledger').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), sql<number>`0`).as('s'))
-    .where('account_id', '=', accountId).executeTakeFirstOrThrow();
-  return Number(r.s);
-}
 
 // ---- invoices ------------------------------------------------------------------------------
 
@@ -217,9 +227,34 @@ export async function markDeleted(trx: Transaction<Database>, accountId: string,
   return changed === 1;
 }
 
-/** Compare-and-set of the invoice status, returning the updated row (for the webhook body). */
-export async function transitionInvoice(db: Db, invoiceId: number, from: string, set: { status: string; done_at?: number; canceled_at?: number; updated_at: number }): Promise<Invoice | undefined> {
-  return db.updateTable('invoices').set(set).where('id', '=', invoiceId).where('status', '=', from).returningAll().executeTakeFirst();
+/**
+ * Applies an invoice event as a compare-and-set on its from-states; returns the updated row
+ * (for the webhook body), or undefined when the invoice had moved on and nothing changed.
+ */
+export async function transitionInvoice(db: Db, invoiceId: number, event: InvoiceEvent, at: number): Promise<Invoice | undefined> {
+  const t = INVOICE_TRANSITIONS[event];
+  const stamp = event === 'paid' ? { done_at: at } : { canceled_at: at };
+  return db.updateTable('invoices').set({ status: t.to as InvoiceStatus, ...stamp, updated_at: at }).where('id', '=', invoiceId)
+    .where('status', 'in', t.from as readonly InvoiceStatus[]).returningAll().executeTakeFirst();
+}
+
+/** A visible (not deleted) invoice by its transaction number: the public lookup, which needs no account. */
+export async function findVisibleInvoiceBySeqNo(db: Db, transSeqNo: string): Promise<Invoice | undefined> {
+  return db.selectFrom('invoices').selectAll().where('trans_seqno', '=', transSeqNo).where('deleted_at', 'is', null).executeTakeFirst();
+}
+
+/** A send was accepted: the invoice counts it (first and last send times, SENT). */
+export async function recordSentMessage(trx: Transaction<Database>, accountId: string, invoiceId: number, now: number): Promise<void> {
+  await trx.updateTable('invoices').set((eb) => ({
+    send_status: 'SENT', send_count: eb('send_count', '+', 1),
+    first_sent_at: eb.fn.coalesce('first_sent_at', eb.val(now)), last_sent_at: now, updated_at: now,
+  })).where('id', '=', invoiceId).where('account_id', '=', accountId).execute();
+}
+
+/** The first send failed: the invoice shows FAILED while nothing was ever sent (WAITING → FAILED). */
+export async function recordFirstSendFailed(trx: Transaction<Database>, accountId: string, invoiceId: number, now: number): Promise<void> {
+  await trx.updateTable('invoices').set({ send_status: 'FAILED', updated_at: now })
+    .where('id', '=', invoiceId).where('account_id', '=', accountId).where('send_status', '=', 'WAITING').execute();
 }
 
 export async function monthTotals(db: Db, accountId: string, column: 'done_at' | 'canceled_at', from: number, to: number): Promise<{ count: number; amount: number }> {
@@ -248,21 +283,59 @@ export async function sendsOf(db: Db, accountId: string, invoiceId: number): Pro
 
 export async function hasOpenSend(db: Db, accountId: string, invoiceId: number): Promise<boolean> {
   const r = await db.selectFrom('sends').select('id').where('account_id', '=', accountId).where('invoice_id', '=', invoiceId)
-    .where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+    .where('status', 'in', OPEN_SEND_STATUSES as readonly SendStatus[]).executeTakeFirst();
   return !!r;
 }
 
-/** WAITING → ACCEPTING (or still ACCEPTING after a crash): false once the send is settled. */
-export async function markAccepting(db: Db, id: string): Promise<boolean> {
-  const r = await db.updateTable('sends').set({ status: 'ACCEPTING' }).where('id', '=', id).where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+/**
+ * Applies a send event as a compare-and-set on its from-states (with the columns the event
+ * sets); false once the send was settled by someone else.
+ */
+export async function transitionSend(db: Db, id: string, event: SendEvent, set: Omit<Partial<Send>, 'id' | 'status'> = {}): Promise<boolean> {
+  const t = SEND_TRANSITIONS[event];
+  const r = await db.updateTable('sends').set({ ...set, status: t.to as SendStatus }).where('id', '=', id)
+    .where('status', 'in', t.from as readonly SendStatus[]).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function settleSend(db: Db, id: string, set: Partial<Send> & { status: 'SUCCESS' | 'FAILED' }): Promise<boolean> {
-  const r = await db.updateTable('sends').set(set).where('id', '=', id).where('status', 'in', ['WAITING', 'ACCEPTING']).executeTakeFirst();
+/** The delivery the provider reports, once it has moved on from ACCEPTED. */
+export async function setDeliveryStatus(db: Db, accountId: string, sendId: string, status: DeliveryStatus): Promise<boolean> {
+  const r = await db.updateTable('sends').set({ delivery_status: status }).where('id', '=', sendId).where('account_id', '=', accountId)
+    .where('delivery_status', '=', 'ACCEPTED').executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
-export async function setDeliveryStatus(db: Db, accountId: string, sendId: string, status: string): Promise<void> {
-  await db.updateTable('sends').set({ delivery_status: status }).where('id', '=', sendId).where('account_id', '=', accountId).execute();
+/**
+ * Settles an accepted send whose points waited for the delivery report: a compare-and-set on
+ * `cost_settled IS NULL`, so of refresh-status and the delivery job only one settles it.
+ */
+export async function settleReportedSend(db: Db, accountId: string, sendId: string, set: Pick<Send, 'delivery_status' | 'cost_settled' | 'channel_used'>): Promise<boolean> {
+  const r = await db.updateTable('sends').set(set).where('id', '=', sendId).where('account_id', '=', accountId)
+    .where('status', '=', 'SUCCESS').where('cost_settled', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+// ---- webhook events (one per invoice and event) ---------------------------------------------
+
+/** The event's row, once: false when this invoice already has this event. */
+export async function insertWebhookEvent(trx: Transaction<Database>, e: { invoiceId: number; accountId: string; event: WebhookEventName; url: string; body: string; now: number }): Promise<number | undefined> {
+  const row = await trx.insertInto('webhook_events')
+    .values({ invoice_id: e.invoiceId, account_id: e.accountId, event: e.event, url: e.url, body: e.body, status: 'PENDING', attempts: 0, created_at: e.now, updated_at: e.now })
+    .onConflict((oc) => oc.columns(['invoice_id', 'event']).doNothing())
+    .returning('id').executeTakeFirst();
+  return row ? Number(row.id) : undefined;
+}
+
+/** An event with its invoice's sealed secret: for its own delivery job. */
+export async function webhookForDelivery(db: Db, eventId: number) {
+  return db.selectFrom('webhook_events')
+    .leftJoin('invoices', 'invoices.id', 'webhook_events.invoice_id')
+    .select(['webhook_events.id', 'webhook_events.event', 'webhook_events.body', 'webhook_events.url', 'webhook_events.status', 'invoices.webhook_secret_sealed'])
+    .where('webhook_events.id', '=', eventId).executeTakeFirst();
+}
+
+/** PENDING → DELIVERED or ABANDONED (or PENDING again with the attempt count); false once settled. */
+export async function settleWebhookEvent(db: Db, id: number, status: WebhookEvent['status'], attempts: number, now: number): Promise<boolean> {
+  const r = await db.updateTable('webhook_events').set({ status, attempts, updated_at: now }).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }

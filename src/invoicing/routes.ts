@@ -1,21 +1,23 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { appEnvelope } from '../platform/errors.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { AppError, rateLimitError } from '../platform/errors.js';
+import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
 import type { AuthService } from './accounts.js';
-import * as repo from './repository.js';
+import type { Costs } from './points.js';
 import type { Account } from './repository.js';
 import {
   BillDetail, BillList, BillParams, CreateBillBody, Envelope, ErrorEnvelope, ListQuery, LoginBody, PointsView, RefreshBody,
   ResendBody, ResendSummary, SalesSummary, SummaryQuery, TokenPair,
 } from './schemas.js';
-import { tooManyRequests } from './public.js';
-import type { InvoiceService } from './service.js';
+import { DEFAULT_PAGE_SIZE, type InvoiceService } from './service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The invoicing account behind x-access-token (set by the auth hook of /app/v1 routes). */
+    /** The invoicing account whose data a /app/v1 call works on (the team's; set by the auth hook). */
     account?: Account;
+    /** The account that signed in (its role decides what it may change). */
+    member?: Account;
   }
 }
 
@@ -24,9 +26,12 @@ const security = [{ accessToken: [] as string[] }];
 
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorEnvelope]));
 
-function ok(req: FastifyRequest, data: unknown = null) {
-  req.resultCode = '0';
-  return appEnvelope(0, 'SUCCESS', data);
+export interface InvoicingRouteDeps {
+  auth: AuthService;
+  invoices: InvoiceService;
+  costs: Costs;
+  /** Logins a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
+  loginRateLimit: number;
 }
 
 /**
@@ -35,101 +40,126 @@ function ok(req: FastifyRequest, data: unknown = null) {
  * without a valid token learns nothing about validation. SDK-style nulls are dropped before
  * validation (preValidation), so `field: null` reads as absent everywhere.
  */
-export function invoicingRoutes(app: FastifyInstance, auth: AuthService, svc: InvoiceService): void {
-  const { config } = app.sunap;
+export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
+  const { auth, invoices: svc } = deps;
   const authed = async (req: FastifyRequest) => {
-    req.account = await auth.authenticate(req.headers['x-access-token']);
+    const { tenant, member } = await auth.authenticate(req.headers['x-access-token']);
+    req.account = tenant;
+    req.member = member;
+  };
+  // A viewer reads; every call that changes something needs a manager or an owner.
+  const writer = async (req: FastifyRequest) => {
+    if (req.member?.role === 'viewer') throw new AppError('FORBIDDEN', 'account: a viewer may only read');
   };
   const nulls = async (req: FastifyRequest) => {
     if (isPlainObject(req.body)) req.body = dropNulls(req.body);
   };
   const account = (req: FastifyRequest) => req.account!;
-  const route = (summary: string, schema: Record<string, unknown>, opts: { public?: boolean; description?: string } = {}): RouteShorthandOptions => ({
-    onRequest: opts.public ? undefined : authed,
-    preValidation: nulls,
-    schema: { tags, summary, description: opts.description, ...(opts.public ? {} : { security }), ...schema },
-  });
+  /** The token check, then nulls dropped before validation; public routes skip the token check. */
+  const hooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: authed, preValidation: nulls };
+  const writeHooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: [authed, writer], preValidation: nulls };
+  const publicHooks: Pick<RouteShorthandOptions, 'preValidation'> = { preValidation: nulls };
+  const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
   // ---- auth ------------------------------------------------------------------------------------
 
   // Besides the per-email throttle (AuthService), one address may try only so many logins a
   // minute, whatever the emails: spraying passwords over many accounts is slowed too. The
   // counters live in process memory, so each instance allows this much.
-  const loginLimit = config.loginRateLimit > 0
-    ? { config: { rateLimit: { max: config.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: tooManyRequests } } }
-    : {};
+  const loginLimit = deps.loginRateLimit > 0 ? { rateLimit: { max: deps.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: rateLimitError } } : {};
   app.post('/app/v1/auth/login', {
-    ...route('Log in with email and password', {
+    ...publicHooks,
+    config: loginLimit,
+    schema: {
+      ...doc('Log in with email and password', `Access token valid 1 hour (accessTokenExpiresIn 3600), refresh token 30 days. Wrong email or password: 401 / -3. After 5 failures for one email, further tries wait a lockout that doubles from 30 seconds (429 / -29).${deps.loginRateLimit > 0 ? ` At most ${deps.loginRateLimit} tries a minute per client address (429 / -29).` : ''}`, true),
       body: LoginBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403, 429) },
-    }, {
-      public: true,
-      description: `Access token valid 1 hour (accessTokenExpiresIn 3600), refresh token 30 days. Wrong email or password: 401 / -3. After 5 failures for one email, further tries wait a lockout that doubles from 30 seconds (429 / -29). ${config.loginRateLimit > 0 ? `At most ${config.loginRateLimit} tries a minute per client address (429 / -29).` : ''}`.trim(),
-    }),
-    ...loginLimit,
-  }, async (req) => {
-    const b = req.body as Static<typeof LoginBody>;
-    return ok(req, await auth.login(b.email, b.password));
-  });
+    },
+  }, async (req) => ok(req, await auth.login(req.body.email, req.body.password)));
 
-  app.post('/app/v1/auth/refresh', route('Exchange a refresh token for a new pair', {
-    body: RefreshBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403) },
-  }, {
-    public: true,
-    description: 'A refresh token works once. Reusing a rotated one revokes its whole family (every access and refresh token issued from the same login). Unknown, expired or used: 401 / -3.',
-  }), async (req) => ok(req, await auth.refresh((req.body as Static<typeof RefreshBody>).refreshToken)));
+  app.post('/app/v1/auth/refresh', {
+    ...publicHooks,
+    schema: {
+      ...doc('Exchange a refresh token for a new pair', 'A refresh token works once. Reusing a rotated one revokes its whole family (every access and refresh token issued from the same login). Unknown, expired or used: 401 / -3.', true),
+      body: RefreshBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403) },
+    },
+  }, async (req) => ok(req, await auth.refresh(req.body.refreshToken)));
 
   // ---- points ----------------------------------------------------------------------------------
 
-  app.get('/app/v1/points/me', route('Send-point balance and the price of one message per channel', {
-    response: { 200: Envelope(PointsView), ...errors(401, 403) },
-  }), async (req) => ok(req, { balance: await repo.balance(app.sunap.store.db, account(req).id), costs: { ...config.costs } }));
+  app.get('/app/v1/points/me', {
+    ...hooks,
+    schema: { ...doc('Send-point balance and the price of one message per channel', undefined), response: { 200: Envelope(PointsView), ...errors(401, 403) } },
+  }, async (req) => ok(req, { balance: await svc.balance(account(req).id), costs: { ...deps.costs } }));
 
   // ---- invoices --------------------------------------------------------------------------------
 
-  app.post('/app/v1/sales/bill', route('Create invoices and send them', {
-    body: CreateBillBody, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 409) },
-  }, {
-    description: 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 409 / -22, more than one member 400 / -23. Read the outcome with the list or detail.',
-  }), async (req) => {
-    await svc.create(account(req), req.body as CreateBillBody);
+  app.post('/app/v1/sales/bill', {
+    ...writeHooks,
+    schema: {
+      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 409 / -22, more than one member 400 / -23. Read the outcome with the list or detail.'),
+      body: CreateBillBody, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 409) },
+    },
+  }, async (req) => {
+    await svc.create(account(req), req.body);
     return ok(req);
   });
 
-  app.get('/app/v1/sales/bill', route('List invoices, newest first', {
-    querystring: ListQuery, response: { 200: Envelope(BillList), ...errors(400, 401, 403) },
-  }, { description: 'month (yyyy-MM, KST creation month; all months when omitted), page from 1, size at most 100 (default 20). Deleted invoices are not listed.' }),
-  async (req) => ok(req, await svc.list(account(req).id, req.query as Static<typeof ListQuery>)));
+  app.get('/app/v1/sales/bill', {
+    ...hooks,
+    schema: {
+      ...doc('List invoices, newest first', `month (yyyy-MM, KST creation month; all months when omitted), page from 1, size at most 100 (default ${DEFAULT_PAGE_SIZE}). Deleted invoices are not listed.`),
+      querystring: ListQuery, response: { 200: Envelope(BillList), ...errors(400, 401, 403) },
+    },
+  }, async (req) => ok(req, await svc.list(account(req).id, req.query)));
 
-  app.get('/app/v1/sales/summary', route('Sales totals of a month', {
-    querystring: SummaryQuery, response: { 200: Envelope(SalesSummary), ...errors(400, 401, 403) },
-  }, { description: 'A payment counts in the KST month it was paid, a cancellation in the month it was cancelled; netAmount = paid − cancelled. month defaults to the current KST month.' }),
-  async (req) => ok(req, await svc.summary(account(req).id, (req.query as Static<typeof SummaryQuery>).month)));
+  app.get('/app/v1/sales/summary', {
+    ...hooks,
+    schema: {
+      ...doc('Sales totals of a month', 'A payment counts in the KST month it was paid, a cancellation in the month it was cancelled; netAmount = paid − cancelled. month defaults to the current KST month.'),
+      querystring: SummaryQuery, response: { 200: Envelope(SalesSummary), ...errors(400, 401, 403) },
+    },
+  }, async (req) => ok(req, await svc.summary(account(req).id, req.query.month)));
 
-  app.post('/app/v1/sales/bill/resend', route('Send invoices again', {
-    body: ResendBody, response: { 200: Envelope(Type.Array(ResendSummary)), ...errors(400, 401, 403, 409) },
-  }, { description: 'Only already-sent unpaid invoices, with the same link and their stored channel; the others are SKIPPED with a reason. Points of every resendable one are reserved at once or the request is refused (409 / -21); a failed send returns its points.' }),
-  async (req) => ok(req, await svc.resend(account(req), (req.body as Static<typeof ResendBody>).billIds)));
+  app.post('/app/v1/sales/bill/resend', {
+    ...writeHooks,
+    schema: {
+      ...doc('Send invoices again', 'Only already-sent unpaid invoices, with the same link and their stored channel; the others are SKIPPED with a reason. Points of every resendable one are reserved at once or the request is refused (409 / -21); a failed send returns its points.'),
+      body: ResendBody, response: { 200: Envelope(Type.Array(ResendSummary)), ...errors(400, 401, 403, 409) },
+    },
+  }, async (req) => ok(req, await svc.resend(account(req), req.body.billIds)));
 
-  app.get('/app/v1/sales/bill/:id', route('Invoice detail', {
-    params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404) },
-  }, { description: 'id is the uniqueId or the numeric id. Another account\'s or a deleted invoice: 404 / -10.' }),
-  async (req) => ok(req, await svc.detail(account(req).id, (req.params as Static<typeof BillParams>).id)));
+  app.get('/app/v1/sales/bill/:id', {
+    ...hooks,
+    schema: {
+      ...doc('Invoice detail', 'id is the uniqueId or the numeric id. Another account\'s or a deleted invoice: 404 / -10.'),
+      params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await svc.detail(account(req).id, req.params.id)));
 
-  app.delete('/app/v1/sales/bill/:id', route('Delete an unpaid invoice', {
-    params: BillParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404, 409) },
-  }, { description: 'PENDING only (otherwise 409 / -24). The gateway payment becomes STORE_DELETE so the link no longer pays; the invoice disappears from the list, the detail and the public lookup.' }),
-  async (req) => {
-    await svc.remove(account(req).id, (req.params as Static<typeof BillParams>).id);
+  app.delete('/app/v1/sales/bill/:id', {
+    ...writeHooks,
+    schema: {
+      ...doc('Delete an unpaid invoice', 'PENDING only (otherwise 409 / -24). The gateway payment becomes STORE_DELETE so the link no longer pays; the invoice disappears from the list, the detail and the public lookup.'),
+      params: BillParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404, 409) },
+    },
+  }, async (req) => {
+    await svc.remove(account(req).id, req.params.id);
     return ok(req);
   });
 
-  app.put('/app/v1/sales/bill/:id', route('Cancel (refund) a paid invoice in full', {
-    params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404, 409, 502) },
-  }, { description: 'DONE → CANCELED through a full card cancel; answers the detail. A CANCELED invoice answers its detail again. PENDING: 409 / -24. A card cancel failure: 502 / -30, the invoice stays DONE.' }),
-  async (req) => ok(req, await svc.cancel(account(req).id, (req.params as Static<typeof BillParams>).id)));
+  app.put('/app/v1/sales/bill/:id', {
+    ...writeHooks,
+    schema: {
+      ...doc('Cancel (refund) a paid invoice in full', 'DONE → CANCELED through a full card cancel; answers the detail. A CANCELED invoice answers its detail again. PENDING: 409 / -24. A card cancel failure: 502 / -30, the invoice stays DONE.'),
+      params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404, 409, 502) },
+    },
+  }, async (req) => ok(req, await svc.cancel(account(req).id, req.params.id)));
 
-  app.post('/app/v1/sales/bill/:id/refresh-status', route('Refresh the delivery status of the sent messages', {
-    params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404) },
-  }, { description: 'Asks the messaging provider about every accepted message of the invoice and updates sendHistories[].deliveryStatus; no body; answers the detail.' }),
-  async (req) => ok(req, await svc.refreshStatus(account(req).id, (req.params as Static<typeof BillParams>).id)));
+  app.post('/app/v1/sales/bill/:id/refresh-status', {
+    ...hooks,
+    schema: {
+      ...doc('Refresh the delivery status of the sent messages', 'Asks the messaging provider about every accepted message of the invoice and updates sendHistories[].deliveryStatus; no body; answers the detail.'),
+      params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await svc.refreshStatus(account(req).id, req.params.id)));
 }

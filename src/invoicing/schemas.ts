@@ -1,7 +1,11 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { Envelope, ErrorEnvelope, Nullable as N } from '../platform/schemas.js';
+import { INVOICE_SEND_STATUSES, INVOICE_STATUSES, SEND_CHANNELS, TEMPLATE_TYPES } from './invoice-state.js';
+
+export { Envelope, ErrorEnvelope };
 
 /**
- * Invoicing request and response shapes (interface section B, decisions §5 limits). One
+ * Invoicing request and response shapes (docs/reference.md, "Invoices" and "Limits"). One
  * schema drives validation (`field: reason`, HTTP 400 / -20), the TypeScript types and /docs.
  * Optional fields accept null as absent: the routes drop nulls before validating.
  */
@@ -12,10 +16,8 @@ const amount = (description?: string) => Type.Integer({
   minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 (the minimum amount is 100 won) to 2147483647', description,
 });
 const Amount = amount();
-const Reason = Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters' });
-const Description = Type.String({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters' });
-export const SEND_CHANNELS = ['ALIMTALK', 'SMS', 'ALIMTALK_THEN_SMS'] as const;
-export type SendChannel = (typeof SEND_CHANNELS)[number];
+const Reason = Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters', examples: ['11월 수강료'] });
+const Description = Type.String({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters', examples: ['매월 10일까지 납부 부탁드립니다'] });
 
 export const BillItem = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 20 }),
@@ -27,10 +29,10 @@ export const BillItem = Type.Object({
 });
 export type BillItem = Static<typeof BillItem>;
 
-const Items = Type.Array(BillItem, { minItems: 1, maxItems: 100, description: 'The net sum of the items must equal the amount' });
+export const Items = Type.Array(BillItem, { minItems: 1, maxItems: 100, description: 'The net sum of the items must equal the amount' });
 
 const Member = Type.Object({
-  studentName: Type.String({ minLength: 1, maxLength: 30 }),
+  studentName: Type.String({ minLength: 1, maxLength: 30, examples: ['홍길동'] }),
   studentPhone: Phone,
   guardianPhone: Type.Optional(Type.String({ pattern: '^\\d{10,11}$', 'x-reason': 'must be 10 to 11 digits', description: 'When present, the message goes to this number' })),
   studentBirthDate: Type.Optional(Type.String({ maxLength: 20, description: 'Stored, not required' })),
@@ -47,23 +49,26 @@ const RecipientItem = Type.Object({
 });
 
 export const CreateBillBody = Type.Object({
-  templateType: Type.Optional(Type.Union([Type.Literal('SAME'), Type.Literal('INDIVIDUAL')], { description: 'Default SAME' })),
+  templateType: Type.Optional(Type.Union(TEMPLATE_TYPES.map((t) => Type.Literal(t)), { description: 'Default SAME' })),
   requestId: Type.Optional(Type.String({
     pattern: '^[A-Za-z0-9_-]{8,64}$', 'x-reason': 'must be 8 to 64 letters, digits, _ or -',
     description: 'Idempotency key: a repeat with the same content creates nothing new; one recipient only',
+    examples: ['order-20261122-0001'],
   })),
-  reason: Reason,
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters. Required unless billTemplateId gives it' })),
   description: Type.Optional(Description),
-  amount: Type.Optional(amount('Required for SAME; may be omitted for INDIVIDUAL')),
+  amount: Type.Optional(amount('Required for SAME (unless billTemplateId gives it); may be omitted for INDIVIDUAL')),
   sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)), { description: 'Default ALIMTALK' })),
-  webhookUrl: Type.Optional(Type.String({ maxLength: 500, pattern: '^https://', 'x-reason': 'must start with https://' })),
+  webhookUrl: Type.Optional(Type.String({ maxLength: 500, pattern: '^https://', 'x-reason': 'must start with https://', examples: ['https://academy.example.com/hooks/sunap'] })),
   webhookSecret: Type.Optional(Type.String({
     pattern: '^[\\x21-\\x7E]{16,128}$', 'x-reason': 'must be 16 to 128 printable ASCII characters without spaces',
     description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature',
   })),
   members: Type.Array(Member, { minItems: 1, maxItems: 1000 }),
   items: Type.Optional(Items),
-  billTemplateId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Integer()])),
+  billTemplateId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Integer()], {
+    description: 'A template saved in the console: it fills reason, description, amount with items, and sendChannel where the request leaves them out (docs/reference.md, "Templates")',
+  })),
   recipientItems: Type.Optional(Type.Array(RecipientItem, { minItems: 1, maxItems: 1000, description: 'INDIVIDUAL: one entry per member, same studentName and studentPhone' })),
   relatedSubject: Type.Optional(Type.String({ maxLength: 100 })),
   etc: Type.Optional(Type.String({ maxLength: 500 })),
@@ -71,7 +76,7 @@ export const CreateBillBody = Type.Object({
 export type CreateBillBody = Static<typeof CreateBillBody>;
 
 export const LoginBody = Type.Object({
-  email: Type.String({ minLength: 1, maxLength: 254 }),
+  email: Type.String({ minLength: 1, maxLength: 254, examples: ['owner@example.com'] }),
   password: Type.String({ minLength: 1, maxLength: 200 }),
   loginType: Type.Optional(Type.Literal('EMAIL')),
 });
@@ -91,13 +96,7 @@ export const ResendBody = Type.Object({
 
 // ---- responses -------------------------------------------------------------------------
 
-const N = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-const Time = Type.String({ description: "yyyy-MM-dd'T'HH:mm:ss, KST" });
-
-export const Envelope = <T extends TSchema>(data: T) => Type.Object({
-  result_code: Type.Integer({ description: '0 on success' }), result_msg: Type.String(), result_data: data,
-});
-export const ErrorEnvelope = Envelope(Type.Null());
+const Time = Type.String({ description: "yyyy-MM-dd'T'HH:mm:ss, KST", examples: ['2026-11-22T14:30:05'] });
 
 export const TokenPair = Type.Object({
   accessToken: Type.String(), refreshToken: Type.String(),
@@ -114,9 +113,9 @@ const billFields = {
   uniqueId: Type.String(),
   paymentId: Type.String({ description: 'Gateway transaction number (TRANS_SEQNO)' }),
   transSeqNo: Type.String(),
-  status: Type.String({ description: 'PENDING, DONE or CANCELED' }),
-  sendStatus: Type.String({ description: 'WAITING, SENT or FAILED' }),
-  templateType: Type.String(),
+  status: Type.Union(INVOICE_STATUSES.map((v) => Type.Literal(v))),
+  sendStatus: Type.Union(INVOICE_SEND_STATUSES.map((v) => Type.Literal(v))),
+  templateType: Type.Union(TEMPLATE_TYPES.map((v) => Type.Literal(v))),
   receiver: Type.Object({ name: Type.String(), phone: Type.String() }),
   guardianPhone: N(Type.String()),
   amount: Type.Integer(),
@@ -127,7 +126,7 @@ const billFields = {
   firstSentAt: N(Time),
   lastSentAt: N(Time),
   sendCount: Type.Integer(),
-  sendChannel: Type.String(),
+  sendChannel: Type.Union(SEND_CHANNELS.map((v) => Type.Literal(v))),
   requestId: N(Type.String()),
 };
 export const BillSummary = Type.Object(billFields);
@@ -184,3 +183,14 @@ export const SalesSummary = Type.Object({
   month: Type.String(), paidCount: Type.Integer(), paidAmount: Type.Integer(),
   canceledCount: Type.Integer(), canceledAmount: Type.Integer(), netAmount: Type.Integer(),
 });
+
+/** An invoice template as the console saves it (docs/reference.md, "Templates"). */
+export const TemplateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 40 }),
+  reason: Reason,
+  description: Type.Optional(Description),
+  amount: Type.Optional(Amount),
+  items: Type.Optional(Items),
+  sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)))),
+});
+export type TemplateBody = Static<typeof TemplateBody>;

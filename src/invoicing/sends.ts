@@ -1,26 +1,26 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
-import { findStoreByCode } from '../gateway/repository.js';
-import type { GatewayService, Payment } from '../gateway/service.js';
-import type { JobHandler } from '../jobs/queue.js';
-import type { MessageChannel, MessagingProvider, SendOutcome } from '../ports/messaging.js';
-import type { Clock } from '../platform/clock.js';
 import { GatewayCodes, GatewayError } from '../platform/errors.js';
-import { gatewayItems, invoiceMessage, parseItems } from './items.js';
+import type { Clock } from '../platform/clock.js';
+import { defineJob, enqueue, type JobDefinition } from '../jobs/define.js';
+import type { MessageChannel, MessagingProvider, SendOutcome } from '../ports/messaging.js';
+import type { GatewayService, Payment, Store } from '../gateway/index.js';
+import { DELIVERY_FIRST_CHECK_MS, DELIVERY_JOB } from './delivery.js';
+import { fillTemplate, gatewayItems, INVOICE_TEMPLATE, invoiceLines, invoiceVariables } from './items.js';
+import { refund, settledCost, type Costs } from './points.js';
 import * as repo from './repository.js';
 import type { Invoice, Send } from './repository.js';
-import type { SendChannel } from './schemas.js';
 
-export const SEND_JOB = 'invoicing.send';
-export const SEND_BACKOFF_SECONDS = [10, 60, 300, 1800];
-export const SEND_MAX_ATTEMPTS = SEND_BACKOFF_SECONDS.length + 1;
+/**
+ * The send job (src/jobs/README.md): attempts at once, then 10 s, 1 min, 5 min and 30 min
+ * after each failure. A provider's refusal is final at once; an unexpected error is retried,
+ * and after the last attempt the send is settled FAILED and its points return.
+ */
+export const SEND_BACKOFF_SECONDS = [10, 60, 300, 1800] as const;
 
-export type Costs = { ALIMTALK: number; SMS: number };
-
-/** Points reserved per recipient: the configured channel's price; with fallback, the SMS price. */
-export function reserveCost(channel: SendChannel, costs: Costs): number {
-  return channel === 'ALIMTALK' ? costs.ALIMTALK : costs.SMS;
+export interface SendPayload {
+  sendId: string;
 }
 
 class LostRace extends Error {}
@@ -35,12 +35,19 @@ function within<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
 }
 
 /**
- * One send of one invoice (design note 6, "Invoice creation" flow): issue the gateway payment
- * if missing → mark the send ACCEPTING (committed) → provider call with the send id as
- * idempotency key → one transaction: the history row's result, the points settlement and the
- * invoice's send status. Safe to run twice, and concurrently: the provider answers a repeated
- * key with its first answer, and only one settlement passes its compare-and-set.
+ * One send of one invoice: issue the gateway payment if missing → mark the send ACCEPTING
+ * (committed) → the provider call with the send id as idempotency key → one transaction: the
+ * history row's result, the points settlement and the invoice's send status. Safe to run twice,
+ * and concurrently: the provider answers a repeated key with its first answer, and only one
+ * settlement passes its compare-and-set.
  */
+/** One attempt of a send: the runner decides; the last attempt settles an unexpected error as FAILED. */
+export const SEND_JOB: JobDefinition<SendPayload, SendRunner> = defineJob({
+  kind: 'invoicing.send',
+  backoffSeconds: SEND_BACKOFF_SECONDS,
+  run: ({ sendId }: SendPayload, runner: SendRunner, ctx) => runner.run(sendId, ctx.final),
+});
+
 export class SendRunner {
   constructor(
     private readonly db: Kysely<Database>,
@@ -50,13 +57,6 @@ export class SendRunner {
       timeoutMs: number;
     },
   ) {}
-
-  handler(): JobHandler {
-    return {
-      backoffSeconds: SEND_BACKOFF_SECONDS,
-      run: async (job) => this.run(String(job.data.sendId), job.attempts >= job.max_attempts),
-    };
-  }
 
   /** `final`: the last attempt; an unexpected error then settles the send as failed (points returned). */
   async run(sendId: string, final = false): Promise<void> {
@@ -81,50 +81,62 @@ export class SendRunner {
       await this.settle(send, null, { accepted: false, error: `the invoice is no longer payable (${invoice.deleted_at !== null ? 'deleted' : invoice.status})` });
       return;
     }
-    const store = await findStoreByCode(this.db, invoice.store_code);
+    const store = await this.deps.gateway.findStore(invoice.store_code);
     if (!store) throw new Error(`store ${invoice.store_code} of invoice ${invoice.id} is missing`);
     const payment = await this.ensurePayment(invoice, store);
     if (typeof payment === 'string') {
       await this.settle(send, null, { accepted: false, error: payment });
       return;
     }
-    if (!(await repo.markAccepting(this.db, send.id))) return;
+    // ACCEPTING already: an earlier attempt may have reached the provider before its answer was lost.
+    const retry = send.status === 'ACCEPTING';
+    if (!(await repo.transitionSend(this.db, send.id, 'accepting'))) return;
 
     const link = this.deps.gateway.redirectUrl(payment);
-    const text = invoiceMessage({
+    const variables = invoiceVariables({
       businessName: store.name, receiverName: invoice.receiver_name, reason: invoice.reason, amount: Number(invoice.amount),
-      items: parseItems(invoice.items_json), description: invoice.description, link,
+      items: invoiceLines(invoice), description: invoice.description, link,
     });
-    const channels: MessageChannel[] = send.channel_requested === 'ALIMTALK_THEN_SMS' ? ['ALIMTALK', 'SMS'] : [send.channel_requested as MessageChannel];
-    let used: MessageChannel = channels[0]!;
+    const text = fillTemplate(INVOICE_TEMPLATE, variables);
+    // ALIMTALK_THEN_SMS: the provider's own fallback when it has one (one message; it knows at
+    // delivery whether ALIMTALK reached the recipient), otherwise an SMS of ours after a refusal.
+    const providerFallback = send.channel_requested === 'ALIMTALK_THEN_SMS' && this.deps.messaging.providerFallback === true;
+    const channels: MessageChannel[] = send.channel_requested === 'ALIMTALK_THEN_SMS' && !providerFallback ? ['ALIMTALK', 'SMS']
+      : [send.channel_requested === 'SMS' ? 'SMS' : 'ALIMTALK'];
+    let used: MessageChannel | null = channels[0]!;
     let outcome: SendOutcome = { accepted: false, error: 'not sent' };
     for (const [i, channel] of channels.entries()) {
       used = channel;
       // The first channel uses the send id itself; a fallback is another message, so another key.
       const idempotencyKey = i === 0 ? send.id : `${send.id}:${channel}`;
-      outcome = await within(this.deps.messaging.send({ idempotencyKey, channel, to: send.receiver_phone, text, link }), this.deps.timeoutMs,
-        `the messaging provider did not answer within ${this.deps.timeoutMs} ms (${channel})`);
-      if (outcome.accepted) break;
+      outcome = await within(this.deps.messaging.send({
+        idempotencyKey, channel, to: send.receiver_phone, text, link, retry,
+        ...(channel === 'ALIMTALK' ? { variables } : {}), ...(providerFallback ? { smsFallback: true } : {}),
+      }), this.deps.timeoutMs, `the messaging provider did not answer within ${this.deps.timeoutMs} ms (${channel})`);
+      if (outcome.accepted) {
+        if (outcome.channel !== undefined) used = outcome.channel;
+        break;
+      }
     }
     await this.settle(send, used, outcome);
   }
 
   /** The invoice's gateway payment, created once (in the account's store); a string is a permanent failure. */
-  private async ensurePayment(invoice: Invoice, store: NonNullable<Awaited<ReturnType<typeof findStoreByCode>>>): Promise<Payment | string> {
+  private async ensurePayment(invoice: Invoice, store: Store): Promise<Payment | string> {
     for (let i = 0; i < 3; i++) {
       if (invoice.payment_id) {
         const p = await this.deps.gateway.findById(invoice.payment_id);
         if (!p) throw new Error(`payment ${invoice.payment_id} of invoice ${invoice.id} is missing`);
         return p;
       }
-      const items = parseItems(invoice.items_json);
+      const lines = invoiceLines(invoice);
       try {
         return await this.db.transaction().execute(async (trx) => {
           const p = await this.deps.gateway.createPayment(store, {
             transSeqNo: invoice.trans_seqno, amount: Number(invoice.amount),
             mobileNo: invoice.guardian_phone ?? invoice.receiver_phone, payUserName: invoice.receiver_name,
             requestReason: invoice.reason, infoMessage: invoice.description,
-            items: items.length ? gatewayItems(items) : undefined,
+            items: lines.length ? gatewayItems(lines) : undefined,
           }, trx);
           if (!(await repo.setPaymentId(trx, invoice.id, p.id, this.deps.clock.nowMs()))) throw new LostRace();
           return p;
@@ -146,18 +158,20 @@ export class SendRunner {
 
   /**
    * One transaction: the send's result, the points (the difference refunded when the cheaper
-   * channel carried it, everything on failure; once per send by the ledger's unique index),
-   * and the invoice's send status and counters.
+   * channel carried it, everything on failure; once per send), and the invoice's send status
+   * and counters. Nothing happens when another run settled the send first. An accepted message
+   * whose channel the provider tells only with its delivery (`used` null) keeps its points
+   * reserved (`cost_settled` null) and gets the delivery job that settles them (delivery.ts).
    */
   private async settle(send: Send, used: MessageChannel | null, outcome: SendOutcome): Promise<void> {
     const now = this.deps.clock.nowMs();
     const reserved = Number(send.cost_reserved);
-    const cost = outcome.accepted && used ? Math.min(reserved, this.deps.costs[used]) : 0;
+    const awaitsReport = outcome.accepted && used === null;
+    const cost = outcome.accepted ? settledCost(reserved, used, this.deps.costs) : 0;
     await this.db.transaction().execute(async (trx) => {
-      const settled = await repo.settleSend(trx, send.id, {
-        status: outcome.accepted ? 'SUCCESS' : 'FAILED',
-        channel_used: used ?? (send.channel_requested === 'SMS' ? 'SMS' : 'ALIMTALK'),
-        cost_settled: cost,
+      const settled = await repo.transitionSend(trx, send.id, outcome.accepted ? 'succeeded' : 'failed', {
+        channel_used: awaitsReport ? null : used ?? (send.channel_requested === 'SMS' ? 'SMS' : 'ALIMTALK'),
+        cost_settled: awaitsReport ? null : cost,
         provider_message_id: outcome.accepted ? outcome.messageId : null,
         delivery_status: outcome.accepted ? 'ACCEPTED' : null,
         error_message: outcome.accepted ? null : outcome.error.slice(0, 500),
@@ -166,24 +180,14 @@ export class SendRunner {
       if (!settled) return;
       // The invoice before the wallet: every transaction that takes both locks them in this
       // order (creation, resend), so concurrent ones wait instead of deadlocking on PostgreSQL.
-      if (outcome.accepted) {
-        await trx.updateTable('invoices').set((eb) => ({
-          send_status: 'SENT', send_count: eb('send_count', '+', 1),
-          first_sent_at: eb.fn.coalesce('first_sent_at', eb.val(now)), last_sent_at: now, updated_at: now,
-        })).where('id', '=', send.invoice_id).where('account_id', '=', send.account_id).execute();
-      } else if (send.send_type === 'INITIAL') {
-        // A failed resend leaves the invoice as it was: it has been sent before.
-        await trx.updateTable('invoices').set({ send_status: 'FAILED', updated_at: now })
-          .where('id', '=', send.invoice_id).where('account_id', '=', send.account_id).where('send_status', '=', 'WAITING').execute();
+      if (outcome.accepted) await repo.recordSentMessage(trx, send.account_id, send.invoice_id, now);
+      // A failed resend leaves the invoice as it was: it has been sent before.
+      else if (send.send_type === 'INITIAL') await repo.recordFirstSendFailed(trx, send.account_id, send.invoice_id, now);
+      if (awaitsReport) {
+        await enqueue(trx, DELIVERY_JOB, { sendId: send.id }, { runAt: now + DELIVERY_FIRST_CHECK_MS, uniqueKey: `delivery:${send.id}`, now });
+        return;
       }
-      const refund = reserved - cost;
-      if (refund > 0) {
-        const written = await repo.addLedger(trx, [{
-          account_id: send.account_id, delta: refund, kind: 'REFUND', ref: send.id,
-          memo: outcome.accepted ? `${used} carried it` : 'send failed', created_at: now,
-        }]);
-        if (written === 1) await repo.credit(trx, send.account_id, refund, now);
-      }
+      await refund(trx, send, reserved - cost, outcome.accepted ? `${used} carried it` : 'send failed', now);
     });
   }
 }

@@ -1,10 +1,9 @@
-import type { Payment } from '../gateway/service.js';
-import { kstIso, kstSpaced } from '../platform/clock.js';
-import { parseItems } from './items.js';
+import type { Payment } from '../gateway/index.js';
+import { kstIso, kstIsoOrNull as t, kstSpaced } from '../platform/kst.js';
+import { invoiceLines, itemView } from './items.js';
 import type { Invoice, InvoiceSummaryRow, Send } from './repository.js';
 
-/** Response shapes (decisions §5): KST yyyy-MM-dd'T'HH:mm:ss, never the webhook secret. */
-const t = (ms: number | null) => (ms === null ? null : kstIso(ms));
+/** Response shapes (docs/reference.md, "Invoices"): KST yyyy-MM-dd'T'HH:mm:ss, never the webhook secret. */
 
 export function billSummary(inv: InvoiceSummaryRow) {
   return {
@@ -36,7 +35,7 @@ export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Se
     bill: {
       ...billSummary(inv),
       description: inv.description,
-      items: parseItems(inv.items_json),
+      items: invoiceLines(inv).map(itemView),
       webhookUrl: inv.webhook_url,
       billTemplateId: inv.bill_template_id,
       relatedSubject: inv.related_subject,

@@ -59,6 +59,79 @@ input[aria-invalid="true"],select[aria-invalid="true"]{border-color:#b3261e;back
 .sandbox code{font-size:.9375rem;font-weight:700}
 footer.foot{text-align:center;color:#4a5363;font-size:.8125rem;margin-top:1.5rem}
 @media (min-width:40rem){.page{padding-top:2rem}.amount{font-size:2.25rem}table.items{font-size:.9375rem}}
+.page.wide{max-width:72rem}
+.skip{position:absolute;left:-999px;top:0;background:#fff;color:#0b57d0;padding:.5rem .75rem;z-index:2}
+.skip:focus{left:.5rem}
+.topbar{background:#10151f;color:#fff}
+.topbar .inner{max-width:72rem;margin:0 auto;padding:.375rem .75rem;display:flex;flex-wrap:wrap;align-items:center;gap:.25rem .75rem}
+.topbar .brand{font-weight:800;color:#fff;text-decoration:none;margin-right:auto;padding:.5rem 0}
+.topbar .who{color:#d7dce4;font-size:.8125rem}
+.topbar form{display:inline}
+.topbar .link-btn{color:#fff;border-color:#8a93a3}
+.console-nav{background:#1d2533}
+.console-nav ul{list-style:none;margin:0 auto;padding:.25rem .5rem;max-width:72rem;display:flex;flex-wrap:wrap;gap:.125rem}
+.console-nav a{display:inline-block;padding:.625rem .625rem;border-radius:8px;color:#fff;text-decoration:none;font-weight:600;font-size:.9375rem}
+.console-nav a[aria-current="page"]{background:#0b57d0}
+.console-nav a:focus-visible,.topbar a:focus-visible,.topbar button:focus-visible{outline:3px solid #fff;outline-offset:1px}
+.link-btn{display:inline-block;background:none;border:1.5px solid #0b57d0;border-radius:8px;color:#0b57d0;font:inherit;font-size:.875rem;font-weight:700;padding:.375rem .625rem;cursor:pointer;text-decoration:none;min-height:2.25rem}
+.btn.inline{display:inline-block;width:auto;min-height:2.75rem;padding:.5rem 1rem;font-size:1rem}
+.btn.danger{background:#b3261e}
+.btn.danger:hover{background:#8c1d18}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.75rem 0}
+.actions form{margin:0}
+.stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(9.5rem,1fr));gap:.75rem;margin:0 0 .875rem}
+.stat{background:#fff;border-radius:14px;padding:.875rem 1rem;box-shadow:0 1px 2px rgba(16,24,40,.08)}
+.stat .label{margin:0;font-size:.875rem;color:#4a5363;font-weight:600}
+.stat .value{margin:.25rem 0 0;font-size:1.375rem;font-weight:800;font-variant-numeric:tabular-nums}
+.stat .sub{margin:0;color:#4a5363;font-size:.8125rem}
+table.list{width:100%;border-collapse:collapse;font-size:.9375rem;font-variant-numeric:tabular-nums;background:#fff}
+table.list th,table.list td{padding:.5rem .5rem;border-bottom:1px solid #e3e7ee;text-align:left;vertical-align:top;white-space:nowrap}
+table.list thead th{color:#4a5363;font-size:.8125rem;font-weight:600;background:#f7f8fa}
+table.list td.num,table.list th.num{text-align:right}
+table.list td.wrap{white-space:normal;min-width:10rem}
+table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
+.table-wrap:focus-visible{outline:3px solid #0b57d0}
+.badge{display:inline-block;padding:.125rem .5rem;border-radius:999px;background:#e3e7ee;color:#1a1f29;font-weight:700;font-size:.8125rem}
+.badge.ok{background:#e6f4ea;color:#0d652d}
+.badge.warn{background:#fef7e0;color:#7a4f01}
+.badge.bad{background:#fdecea;color:#8c1d18}
+.filters{display:grid;grid-template-columns:1fr;gap:.5rem .75rem;align-items:end}
+.filters .field{margin:0}
+.filters label{font-size:.875rem}
+.filters input,.filters select{font-size:1rem;min-height:2.75rem}
+@media (min-width:48rem){.filters{grid-template-columns:2fr 1fr 1fr 1fr 1fr 1fr auto}.filters .wide-field{grid-column:1/-1}}
+.pager{display:flex;gap:.75rem;align-items:center;margin:.75rem 0}
+.timeline{list-style:none;margin:0;padding:0;border-left:3px solid #c9d2e0}
+.timeline li{position:relative;margin:0 0 .75rem;padding:0 0 0 1rem}
+.timeline li::before{content:"";position:absolute;left:-.5rem;top:.45rem;width:.75rem;height:.75rem;border-radius:50%;background:#0b57d0}
+.timeline li.bad::before{background:#b3261e}
+.timeline time{display:block;color:#4a5363;font-size:.8125rem;font-variant-numeric:tabular-nums}
+.timeline .what{display:block;font-weight:700}
+.timeline .detail{display:block;color:#4a5363;font-size:.875rem;overflow-wrap:anywhere}
+.chart svg{width:100%;height:auto;display:block}
+.chart .bar{fill:#0b57d0}
+.chart .bar.cancel{fill:#b3261e}
+.chart .axis{fill:#4a5363;font-size:10px}
+.chart .grid{stroke:#e3e7ee}
+table.calendar{width:100%;border-collapse:collapse;table-layout:fixed;font-size:.75rem;font-variant-numeric:tabular-nums}
+table.calendar th{color:#4a5363;font-weight:600;padding:.25rem 0}
+table.calendar td{border:1px solid #e3e7ee;vertical-align:top;height:3.5rem;padding:.125rem .25rem;background:#fff}
+table.calendar td.empty{background:#f7f8fa}
+table.calendar .day{display:block;color:#4a5363}
+table.calendar .net{display:block;font-weight:700;overflow-wrap:anywhere}
+table.calendar .count{display:block;color:#4a5363}
+table.calendar td.today{outline:2px solid #0b57d0;outline-offset:-2px}
+textarea{display:block;width:100%;min-height:8rem;padding:.625rem .75rem;font:inherit;font-size:1rem;border:1.5px solid #8a93a3;border-radius:10px;font-family:ui-monospace,Menlo,Consolas,monospace}
+input[type=file]{font-size:1rem;padding:.5rem}
+input[type=checkbox]{display:inline-block;width:auto;min-height:0}
+.ok-note{border-radius:10px;padding:.75rem .875rem;margin:0 0 1rem;background:#e6f4ea;color:#0d652d;border:1px solid #a8dab5}
+.secret{font-family:ui-monospace,Menlo,Consolas,monospace;background:#f2f4f7;border-radius:8px;padding:.5rem;overflow-wrap:anywhere;display:block}
+.muted{color:#4a5363;font-size:.875rem}
+.row-error td{background:#fff8f7}
+.grid2{display:grid;grid-template-columns:1fr;gap:0 1rem}
+@media (min-width:48rem){.grid2{grid-template-columns:1fr 1fr}}
+fieldset{border:0;margin:0 0 1rem;padding:0}
+legend{font-weight:700;margin:0 0 .375rem}
 `.trim();
 
 export const SUNAP_CSS_ETAG = `"${createHash('sha256').update(SUNAP_CSS).digest('base64url').slice(0, 22)}"`;

@@ -1,5 +1,6 @@
+import { installmentProblem, LUMP_SUM } from '../gateway/index.js';
 import { luhnValid, type CardInput } from '../ports/card-processor.js';
-import { kstCompact } from '../platform/clock.js';
+import { kstCompact } from '../platform/kst.js';
 
 /** Form field names of the card form; the logger redacts several of them as a second line of defence. */
 export const FIELDS = {
@@ -19,9 +20,6 @@ export const FIELD_LABELS: Record<FieldName, string> = {
   cardPassword: '카드 비밀번호 앞 2자리',
   installment: '할부 기간',
 };
-
-export const INSTALLMENT_MIN_AMOUNT = 50_000;
-export const INSTALLMENT_MONTHS = ['02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'] as const;
 
 export type FieldErrors = Partial<Record<FieldName, string>>;
 
@@ -58,14 +56,14 @@ export function parseCardForm(body: unknown, amount: number, nowMs: number): Car
   const errors: FieldErrors = {};
   const L = FIELD_LABELS;
 
-  const number = digitsOf(field(body, FIELDS.cardNumber), /^[\d \-]{0,30}$/);
+  const number = digitsOf(field(body, FIELDS.cardNumber), /^[\d -]{0,30}$/);
   if (!number) errors.cardNumber = `${L.cardNumber}를 입력해 주세요.`;
   else if (!/^\d{13,19}$/.test(number) || !luhnValid(number)) errors.cardNumber = `${L.cardNumber}가 올바르지 않습니다. 카드에 적힌 번호를 다시 확인해 주세요.`;
 
   // MM/YY, MM / YY, MMYY or MM/YYYY: phone keypads opened by inputmode=numeric often lack "/".
   let expiryMonth = '';
   let expiryYear = '';
-  const exp = digitsOf(field(body, FIELDS.expiry), /^[\d /.\-]{0,10}$/);
+  const exp = digitsOf(field(body, FIELDS.expiry), /^[\d /.-]{0,10}$/);
   if (!exp) errors.expiry = `${L.expiry}을 MM/YY 형식으로 입력해 주세요.`;
   else {
     const m = /^(\d{2})(?:20)?(\d{2})$/.exec(exp);
@@ -80,7 +78,7 @@ export function parseCardForm(body: unknown, amount: number, nowMs: number): Car
     }
   }
 
-  const holder = digitsOf(field(body, FIELDS.birth), /^[\d \-]{0,14}$/);
+  const holder = digitsOf(field(body, FIELDS.birth), /^[\d -]{0,14}$/);
   if (!holder) errors.birth = `${L.birth}를 입력해 주세요.`;
   else if (holder.length === 6) {
     const [yy, mm, dd] = [Number(holder.slice(0, 2)), Number(holder.slice(2, 4)), Number(holder.slice(4, 6))];
@@ -90,10 +88,11 @@ export function parseCardForm(body: unknown, amount: number, nowMs: number): Car
   const password = field(body, FIELDS.cardPassword).trim();
   if (!/^\d{2}$/.test(password)) errors.cardPassword = `${L.cardPassword}를 숫자 2자리로 입력해 주세요.`;
 
-  const rawInstallment = field(body, FIELDS.installment).trim() || '00';
-  const installment = rawInstallment === '00' || (INSTALLMENT_MONTHS as readonly string[]).includes(rawInstallment) ? rawInstallment : '00';
-  if (installment !== rawInstallment) errors.installment = `${L.installment}이 올바르지 않습니다. 목록에서 선택해 주세요.`;
-  else if (installment !== '00' && amount < INSTALLMENT_MIN_AMOUNT) errors.installment = `${L.installment}: 할부는 50,000원 이상 결제할 때만 가능합니다. 일시불을 선택해 주세요.`;
+  const rawInstallment = field(body, FIELDS.installment).trim() || LUMP_SUM;
+  const problem = installmentProblem(rawInstallment, amount);
+  const installment = problem === 'unknown' ? LUMP_SUM : rawInstallment;
+  if (problem === 'unknown') errors.installment = `${L.installment}이 올바르지 않습니다. 목록에서 선택해 주세요.`;
+  else if (problem === 'below-minimum') errors.installment = `${L.installment}: 할부는 50,000원 이상 결제할 때만 가능합니다. 일시불을 선택해 주세요.`;
 
   if (Object.keys(errors).length > 0 || !number) return { ok: false, errors, installment };
   return { ok: true, card: { number, expiryMonth, expiryYear, holderId: holder!, passwordDigits: password }, installment };

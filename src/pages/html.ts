@@ -31,11 +31,6 @@ export function raw(s: string): SafeHtml {
   return new SafeHtml(s);
 }
 
-/** 128000 → "128,000원" */
-export function won(n: number): string {
-  return `${n.toLocaleString('ko-KR')}원`;
-}
-
 /** A restrictive CSP for pages without JavaScript; `formTargets` adds origins a form may go to. */
 export function pageCsp(formTargets: string[] = []): string {
   return [
@@ -48,7 +43,7 @@ export function pageCsp(formTargets: string[] = []): string {
   ].join('; ');
 }
 
-/** Headers every customer page carries (decisions §4). */
+/** Headers every customer page carries (src/pages/README.md). */
 export function pageHeaders(formTargets: string[] = []): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
@@ -59,8 +54,12 @@ export function pageHeaders(formTargets: string[] = []): Record<string, string> 
   };
 }
 
-/** The shared page shell: Korean, mobile-first, one stylesheet served from /assets/sunap.css. */
-export function layout(title: string, body: SafeHtml): string {
+/**
+ * The shared page shell: Korean, mobile-first, one stylesheet served from /assets/sunap.css.
+ * `header` goes above the main column (the console's navigation); `wide` lets the column use a
+ * desktop's width (lists and tables).
+ */
+export function layout(title: string, body: SafeHtml, opts: { header?: SafeHtml; wide?: boolean } = {}): string {
   return html`<!doctype html>
 <html lang="ko">
 <head>
@@ -71,7 +70,7 @@ export function layout(title: string, body: SafeHtml): string {
 <link rel="stylesheet" href="/assets/sunap.css">
 </head>
 <body>
-<main class="page">
+${opts.header ?? ''}<main class="page${opts.wide ? ' wide' : ''}" id="main">
 ${body}
 </main>
 </body>

@@ -1,9 +1,13 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { lookupPublicInvoice, PUBLIC_RATE_LIMIT, tooManyRequests, type PublicInvoice } from '../invoicing/public.js';
-import { html, layout, pageHeaders, won, type SafeHtml } from './html.js';
-
-const STATUS_LABEL: Record<string, string> = { PENDING: '결제 대기', DONE: '결제 완료', CANCELED: '결제 취소' };
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { GatewayService } from '../gateway/index.js';
+import { lookupPublicInvoice, PUBLIC_RATE_LIMIT, type PublicInvoice } from '../invoicing/index.js';
+import { won } from '../platform/format.js';
+import type { App } from '../platform/http.js';
+import { pageErrorHandler, renderErrorPage, sendErrorPage } from './error-page.js';
+import { html, layout, pageHeaders, type SafeHtml } from './html.js';
+import { INVOICE_STATUS_LABEL, INVOICE_STATUS_TONE } from './labels.js';
 
 /** The path of the public invoice page: `{public_pay_page}/:transSeqNo` (default /pay/:transSeqNo). */
 export function invoicePagePath(publicPayPageUrl: string): string {
@@ -11,15 +15,14 @@ export function invoicePagePath(publicPayPageUrl: string): string {
   return `${base}/:transSeqNo`;
 }
 
-/** "2025-09-21T14:00:00" → "2025-09-21 14:00" (KST, as the API gives it). */
+/** "2025-09-21T14:00:00" → "2025-09-21 14:00" (the API's KST time, as people read it). */
 function when(kst: string): string {
   return kst.replace('T', ' ').slice(0, 16);
 }
 
-const STATUS_BADGE: Record<string, string> = { PENDING: 'warn', DONE: 'ok', CANCELED: '' };
+const NOT_FOUND = { title: '청구서를 찾을 수 없습니다', message: '주소를 다시 확인해 주세요. 삭제된 청구서일 수 있습니다.' };
 
 export function renderInvoicePage(v: PublicInvoice): string {
-  const status = STATUS_LABEL[v.status] ?? v.status;
   const items = v.items.length === 0 ? '' : html`
 <section class="card">
 <div class="table-wrap">
@@ -33,21 +36,18 @@ ${v.items.map((it) => html`<tr><td class="name">${it.name}</td><td class="num">$
 </table>
 </div>
 </section>`;
-  let action: SafeHtml | string = '';
-  if (v.status === 'PENDING') {
-    action = v.paymentUrl
+  const ACTION: Record<PublicInvoice['status'], SafeHtml> = {
+    PENDING: v.paymentUrl
       ? html`<p><a class="btn" href="${v.paymentUrl}">${won(v.amount)} 결제하기</a></p>`
-      : html`<p class="notice">결제 링크를 준비하고 있습니다. 잠시 후 이 페이지를 다시 열어 주세요.</p>`;
-  } else if (v.status === 'DONE') {
-    action = html`<p class="notice">결제가 완료된 청구서입니다. 감사합니다.</p>`;
-  } else if (v.status === 'CANCELED') {
-    action = html`<p class="notice">결제가 취소된 청구서입니다. 취소된 금액은 카드사를 통해 환불됩니다.</p>`;
-  }
+      : html`<p class="notice">결제 링크를 준비하고 있습니다. 잠시 후 이 페이지를 다시 열어 주세요.</p>`,
+    DONE: html`<p class="notice">결제가 완료된 청구서입니다. 감사합니다.</p>`,
+    CANCELED: html`<p class="notice">결제가 취소된 청구서입니다. 취소된 금액은 카드사를 통해 환불됩니다.</p>`,
+  };
   const body = html`
 <header class="merchant"><p class="store">${v.businessName}</p></header>
 <section class="card" aria-labelledby="invoice-title">
 <h1 id="invoice-title">${v.reason}</h1>
-<p class="state"><span class="badge ${STATUS_BADGE[v.status] ?? ''}">${status}</span></p>
+<p class="state"><span class="badge ${INVOICE_STATUS_TONE[v.status]}">${INVOICE_STATUS_LABEL[v.status]}</span></p>
 <p class="amount-label">청구 금액</p>
 <p class="amount">${won(v.amount)}</p>
 </section>
@@ -61,44 +61,24 @@ ${v.paidAt ? html`<dt>결제일</dt><dd>${when(v.paidAt)}</dd>` : ''}
 ${v.canceledAt ? html`<dt>취소일</dt><dd>${when(v.canceledAt)}</dd>` : ''}
 </dl>
 </section>
-${action}`;
+${ACTION[v.status]}`;
   return layout(`${v.reason} - ${v.businessName}`, body);
 }
 
-export function renderMessagePage(title: string, message: string): string {
-  return layout(title, html`<section class="card state"><h1>${title}</h1><p>${message}</p></section>`);
-}
-
-function notFound(reply: FastifyReply) {
-  return reply.code(404).headers(pageHeaders()).send(renderMessagePage('청구서를 찾을 수 없습니다', '주소를 다시 확인해 주세요. 삭제된 청구서일 수 있습니다.'));
-}
-
-/** Errors of this page are pages too (the root handler answers JSON). */
-function pageErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-  const status = err.statusCode ?? 500;
-  if (status === 429) {
-    req.resultCode = '-29';
-    return reply.code(429).headers(pageHeaders()).send(renderMessagePage('요청이 너무 많습니다', '잠시 후 다시 시도해 주세요.'));
-  }
-  if (status >= 400 && status < 500) return notFound(reply);
-  req.log.error({ err }, 'invoice page failed');
-  return reply.code(500).headers(pageHeaders()).send(renderMessagePage('일시적인 오류', '잠시 후 다시 시도해 주세요.'));
-}
-
-/** Public invoice page (decisions §8): business, reason, items, amount, status, and a pay button while PENDING. */
-export function invoicePageRoutes(app: FastifyInstance): void {
-  app.get(invoicePagePath(app.sunap.config.publicPayPageUrl), {
-    config: { rateLimit: { ...PUBLIC_RATE_LIMIT, errorResponseBuilder: tooManyRequests } },
-    errorHandler: pageErrorHandler,
+/** Public invoice page (docs/reference.md, "Public invoice"): business, reason, items, amount, status, and a pay button while PENDING. */
+export function invoicePageRoutes(app: App, deps: { db: Kysely<Database>; gateway: GatewayService; publicPayPageUrl: string }): void {
+  app.get(invoicePagePath(deps.publicPayPageUrl), {
+    config: { rateLimit: PUBLIC_RATE_LIMIT },
+    // A malformed number is answered like an unknown one.
+    errorHandler: pageErrorHandler({ clientStatus: () => 404, render: (status) => renderErrorPage(status, status === 404 ? NOT_FOUND : {}) }),
     schema: {
       tags: ['Pages'],
       summary: 'Public invoice page (HTML): the invoice and a pay button while it is unpaid',
       params: Type.Object({ transSeqNo: Type.String() }),
     },
   }, async (req, reply) => {
-    const { transSeqNo } = req.params as { transSeqNo: string };
-    const view = await lookupPublicInvoice(app, transSeqNo);
-    if (!view) return notFound(reply);
+    const view = await lookupPublicInvoice(deps.db, deps.gateway, req.params.transSeqNo);
+    if (!view) return sendErrorPage(reply, 404, NOT_FOUND);
     return reply.code(200).headers(pageHeaders()).send(renderInvoicePage(view));
   });
 }

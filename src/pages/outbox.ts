@@ -1,8 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { kstSpaced } from '../platform/clock.js';
-import { listSandboxMessages, normalizePhone, OUTBOX_MAX_LIMIT, type OutboxMessage } from '../ports/sandbox-outbox.js';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { App } from '../platform/http.js';
+import { kstSpaced } from '../platform/kst.js';
+import { safeHref } from '../platform/urls.js';
+import { listSandboxMessages, normalizePhone, OUTBOX_MAX_LIMIT, type OutboxMessage } from '../ports/sandbox-repository.js';
+import { renderErrorPage } from './error-page.js';
 import { html, layout, pageHeaders } from './html.js';
+import { CHANNEL_LABEL, DELIVERY_LABEL } from './labels.js';
 
 const Query = Type.Object({
   phone: Type.Optional(Type.String({ maxLength: 40, description: 'Recipient number; digits are compared, so 010-1234-5678 works too' })),
@@ -19,19 +25,6 @@ const MessageSchema = Type.Object({
   sentAt: Type.String({ description: 'ISO-8601 UTC' }),
 });
 
-const CHANNEL_LABEL: Record<string, string> = { ALIMTALK: '알림톡', SMS: '문자' };
-const DELIVERY_LABEL: Record<string, string> = { ACCEPTED: '접수', DELIVERED: '전달됨', FAILED: '전달 실패' };
-
-function safeHref(link: string | null): string | null {
-  if (!link) return null;
-  try {
-    const u = new URL(link);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.toString() : null;
-  } catch {
-    return null;
-  }
-}
-
 function lines(text: string) {
   return text.split(/\r?\n/).map((l, i) => (i === 0 ? l : html`<br>${l}`));
 }
@@ -43,10 +36,10 @@ export function renderOutbox(messages: OutboxMessage[], phone: string): string {
       const href = safeHref(m.link);
       return html`<article class="card message">
 <dl class="facts">
-<dt>채널</dt><dd class="channel">${CHANNEL_LABEL[m.channel] ?? m.channel} (${m.channel})</dd>
+<dt>채널</dt><dd class="channel">${CHANNEL_LABEL[m.channel]} (${m.channel})</dd>
 <dt>받는 번호</dt><dd class="to">${m.to}</dd>
 <dt>보낸 시각</dt><dd><time datetime="${new Date(m.sentAtMs).toISOString()}">${kstSpaced(m.sentAtMs)} KST</time></dd>
-<dt>전달 상태</dt><dd class="delivery">${DELIVERY_LABEL[m.deliveryStatus] ?? m.deliveryStatus}</dd>
+<dt>전달 상태</dt><dd class="delivery">${DELIVERY_LABEL[m.deliveryStatus]}</dd>
 </dl>
 <p class="text">${lines(m.text)}</p>
 ${href ? html`<p><a class="btn secondary" href="${href}">결제 페이지 열기</a></p>` : ''}
@@ -68,19 +61,18 @@ ${list}`;
   return layout('샌드박스 메시지함', body);
 }
 
-/** The outbox is a page: its errors are pages too (the root handler answers JSON). */
+/** The outbox is a page: its errors are pages too, and a bad query says which field. */
 function outboxPageError(err: FastifyError & { validationMessage?: string }, req: FastifyRequest, reply: FastifyReply) {
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
   if (status === 500) req.log.error({ err }, 'outbox page failed');
-  const text = status === 400 ? `검색 조건이 올바르지 않습니다 (${err.validationMessage ?? 'query: is invalid'}).` : '일시적인 오류입니다. 잠시 후 다시 시도해 주세요.';
-  return reply.code(status).headers(pageHeaders()).send(layout('샌드박스 메시지함', html`<h1>샌드박스 메시지함</h1>
-<section class="card state"><p>${text}</p><p><a href="/sandbox/outbox">전체 보기</a></p></section>`));
+  const message = status === 400 ? `검색 조건이 올바르지 않습니다 (${err.validationMessage ?? 'query: is invalid'}).` : undefined;
+  return reply.code(status).headers(pageHeaders()).send(renderErrorPage(status, { title: '샌드박스 메시지함', message }));
 }
 
-/** The sandbox outbox (decisions §6): the messages the sandbox provider accepted, as JSON and as a page. */
-export function sandboxOutboxRoutes(app: FastifyInstance): void {
+/** The sandbox outbox (docs/reference.md, "Sandbox"): the messages the sandbox provider accepted, as JSON and as a page. */
+export function sandboxOutboxRoutes(app: App, db: Kysely<Database>): void {
   const tags = ['Sandbox'];
-  const read = (q: QueryT) => listSandboxMessages(app.sunap.store.db, { phone: q.phone, limit: q.limit ? Number(q.limit) : undefined });
+  const read = (q: QueryT) => listSandboxMessages(db, { phone: q.phone, limit: q.limit ? Number(q.limit) : undefined });
 
   app.get('/sandbox/messages', {
     schema: {
@@ -89,7 +81,7 @@ export function sandboxOutboxRoutes(app: FastifyInstance): void {
       response: { 200: Type.Object({ messages: Type.Array(MessageSchema) }) },
     },
   }, async (req) => {
-    const messages = await read(req.query as QueryT);
+    const messages = await read(req.query);
     return {
       messages: messages.map((m) => ({
         channel: m.channel, to: m.to, text: m.text, link: m.link, deliveryStatus: m.deliveryStatus,
@@ -102,7 +94,7 @@ export function sandboxOutboxRoutes(app: FastifyInstance): void {
     errorHandler: outboxPageError,
     schema: { tags, summary: 'The sandbox outbox as a page for people (HTML), filtered by phone', querystring: Query },
   }, async (req, reply) => {
-    const q = req.query as QueryT;
+    const q = req.query;
     const messages = await read(q);
     const phone = q.phone?.trim() ? normalizePhone(q.phone) || q.phone.trim() : '';
     return reply.headers(pageHeaders()).send(renderOutbox(messages, phone));

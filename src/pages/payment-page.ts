@@ -1,7 +1,11 @@
-import type { Payment, Store } from '../gateway/service.js';
-import { kstSpaced } from '../platform/clock.js';
-import { FIELD_LABELS, INSTALLMENT_MIN_AMOUNT, INSTALLMENT_MONTHS, type FieldErrors, type FieldName } from './card-form.js';
-import { html, layout, type SafeHtml, won } from './html.js';
+import { INSTALLMENT_MIN_AMOUNT, INSTALLMENT_MONTHS, parseStoredLines, type Payment, type PaymentState, type Store } from '../gateway/index.js';
+import { won } from '../platform/format.js';
+import { kstSpaced } from '../platform/kst.js';
+import { httpOrigin } from '../platform/urls.js';
+import { FIELD_LABELS, type FieldErrors, type FieldName } from './card-form.js';
+import { renderErrorPage } from './error-page.js';
+import { html, layout, type SafeHtml } from './html.js';
+import { PAYMENT_STATE_LABEL } from './labels.js';
 
 /** Where the page lives: the path of SUNAP_PAYMENT_PAGE_URL, and the form post beside it. */
 export function paymentPagePaths(paymentPageUrl: string): { page: string; pay: string } {
@@ -16,13 +20,8 @@ export function pageLink(pagePath: string, tid: string, token: string): string {
 
 /** Origins the form may be sent on to: the merchant's RETURN_URL when the browser goes back there. */
 export function formTargets(p: Payment): string[] {
-  if (p.return_display_yn !== 'Y' || !p.return_url) return [];
-  try {
-    const origin = new URL(p.return_url).origin;
-    return origin.startsWith('http://') || origin.startsWith('https://') ? [origin] : [];
-  } catch {
-    return [];
-  }
+  const origin = p.return_display_yn === 'Y' ? httpOrigin(p.return_url) : null;
+  return origin ? [origin] : [];
 }
 
 // ---- formatting -------------------------------------------------------------------------
@@ -62,26 +61,13 @@ interface PageItem {
   publisher: string | null;
 }
 
-/** The SHOP item lines as stored by the gateway (items_json carries each line's computed `net`). */
+/** The SHOP item lines as stored by the gateway. */
 export function pageItems(p: Payment): PageItem[] {
-  if (p.order_type !== 'SHOP' || !p.items_json) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(p.items_json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  return parsed.filter((it): it is Record<string, unknown> => !!it && typeof it === 'object').map((it) => {
-    const qty = typeof it.qty === 'number' ? it.qty : 1;
-    const unitPrice = typeof it.unitPrice === 'number' ? it.unitPrice : 0;
-    const net = typeof it.net === 'number' ? it.net : unitPrice * qty;
-    const rate = it.discountUnit === 'RATE' && typeof it.discountAmount === 'number' ? it.discountAmount : null;
-    return {
-      name: String(it.name ?? ''), qty, unitPrice, net, rate, discount: Math.max(0, unitPrice * qty - net),
-      publisher: typeof it.publisher === 'string' && it.publisher ? it.publisher : null,
-    };
-  });
+  if (p.order_type !== 'SHOP') return [];
+  return parseStoredLines(p.items_json).map((l) => ({
+    name: l.name, qty: l.qty, unitPrice: l.unitPrice, net: l.net, rate: l.discountUnit === 'RATE' ? l.discountAmount : null,
+    discount: Math.max(0, l.unitPrice * l.qty - l.net), publisher: l.publisher,
+  }));
 }
 
 // ---- shared pieces ----------------------------------------------------------------------
@@ -283,28 +269,31 @@ ${footer}`;
   return layout(`결제 영수증 - ${store.name}`, body);
 }
 
-const STATE_TEXT: Record<string, { badge: string; tone: '' | 'ok' | 'warn'; title: string; text: string }> = {
+/** The states that show a state page rather than the form or the receipt. */
+export type ClosedState = Exclude<PaymentState, 'STORE_REQUEST' | 'APPROVE_COMPLETE'>;
+
+const STATE_TEXT: Record<ClosedState, { tone: '' | 'ok' | 'warn'; title: string; text: string }> = {
   CANCEL_COMPLETE: {
-    badge: '결제 취소', tone: '', title: '취소된 결제입니다',
+    tone: '', title: '취소된 결제입니다',
     text: '이 결제는 취소되었습니다. 카드사에 따라 승인 취소가 반영되기까지 며칠 걸릴 수 있습니다.',
   },
   CANCEL_FAIL: {
-    badge: '취소 처리 중', tone: 'warn', title: '결제 취소가 아직 완료되지 않았습니다',
+    tone: 'warn', title: '결제 취소가 아직 완료되지 않았습니다',
     text: '가맹점이 이 결제의 취소를 요청했지만 카드사 처리가 끝나지 않았습니다. 자세한 내용은 가맹점에 문의해 주세요.',
   },
   STORE_DELETE: {
-    badge: '결제 요청 종료', tone: '', title: '더 이상 결제할 수 없는 요청입니다',
+    tone: '', title: '더 이상 결제할 수 없는 요청입니다',
     text: '가맹점이 이 결제 요청을 닫았습니다. 결제가 필요하면 가맹점에 새 결제 링크를 요청해 주세요.',
   },
 };
 
-/** Cancelled, cancel-failed and deleted payments: their state, and no form (decisions §4). */
-export function renderStatePage(ctx: PageContext): string {
+/** Cancelled, cancel-failed and deleted payments: their state, and no form. */
+export function renderStatePage(ctx: PageContext & { payment: Payment & { state: ClosedState } }): string {
   const { payment: p, store } = ctx;
-  const s = STATE_TEXT[p.state] ?? { badge: '결제 불가', tone: '' as const, title: '결제할 수 없는 상태입니다', text: '가맹점에 문의해 주세요.' };
+  const s = STATE_TEXT[p.state];
   const body = html`${merchantHeader(store, s.title)}
 <section class="card state" aria-label="결제 상태">
-<p><span class="${s.tone ? `badge ${s.tone}` : 'badge'}">${s.badge}</span></p>
+<p><span class="${s.tone ? `badge ${s.tone}` : 'badge'}">${PAYMENT_STATE_LABEL[p.state]}</span></p>
 <p>${s.text}</p>
 </section>
 <section class="card" aria-labelledby="detail-title">
@@ -324,18 +313,15 @@ ${footer}`;
 
 /** One page for an unknown payment and a wrong token alike, so neither can be told apart. */
 export function renderNotFound(): string {
-  return layout('결제 정보를 찾을 수 없습니다', html`<header class="merchant"><h1>결제 정보를 찾을 수 없습니다</h1></header>
-<section class="card state" aria-label="안내">
-<p>링크가 올바르지 않거나 만료되었습니다. 받은 결제 링크를 다시 확인하거나 가맹점에 문의해 주세요.</p>
-</section>
-${footer}`);
+  return renderErrorPage(404, {
+    title: '결제 정보를 찾을 수 없습니다',
+    message: '링크가 올바르지 않거나 만료되었습니다. 받은 결제 링크를 다시 확인하거나 가맹점에 문의해 주세요.',
+  });
 }
 
+/** A payment page request that failed: what to do next, and where to see whether anything was paid. */
 export function renderProblem(status: number): string {
-  const text = status >= 500
-    ? '일시적인 문제로 요청을 처리하지 못했습니다. 잠시 후 다시 시도해 주세요. 결제가 이루어졌는지는 결제 링크를 다시 열어 확인할 수 있습니다.'
-    : '요청을 처리할 수 없습니다. 받은 결제 링크를 다시 열어 주세요.';
-  return layout('요청을 처리할 수 없습니다', html`<header class="merchant"><h1>요청을 처리할 수 없습니다</h1></header>
-<section class="card state" aria-label="안내"><p>${text}</p></section>
-${footer}`);
+  return renderErrorPage(status, status >= 500
+    ? { message: '일시적인 문제로 요청을 처리하지 못했습니다. 잠시 후 다시 시도해 주세요. 결제가 이루어졌는지는 결제 링크를 다시 열어 확인할 수 있습니다.' }
+    : { message: '요청을 처리할 수 없습니다. 받은 결제 링크를 다시 열어 주세요.' });
 }

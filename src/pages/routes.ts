@@ -1,18 +1,26 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { returnUrlFor, type Payment } from '../gateway/service.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import { APPROVED_MSG, returnUrlFor, type GatewayService, type Payment } from '../gateway/index.js';
+import type { Clock } from '../platform/clock.js';
+import type { App } from '../platform/http.js';
 import { SUNAP_CSS, SUNAP_CSS_ETAG } from './assets.js';
 import { field, parseCardForm } from './card-form.js';
+import { pageErrorHandler } from './error-page.js';
 import { pageHeaders } from './html.js';
 import {
   formTargets, pageLink, paymentPagePaths, renderNotFound, renderPaymentForm, renderProblem, renderReceipt, renderStatePage,
   type FormState, type PageContext,
 } from './payment-page.js';
 
-/** RESULT_MSG handed to RETURN_URL after an approval (the same words as the sandbox pay call). */
-export const APPROVED_MSG = '승인되었습니다';
+export interface PaymentPageDeps {
+  gateway: GatewayService;
+  clock: Clock;
+  paymentPageUrl: string;
+  sandbox: boolean;
+}
 
 /**
- * Payment page (decisions §4): GET `{payment_page_url}?tid&token` shows the form, the receipt or
+ * Payment page (docs/reference.md, "Payment page"): GET `{payment_page_url}?tid&token` shows the form, the receipt or
  * the payment's state; POST `{path}/pay` takes the urlencoded card form. Registered encapsulated
  * (app.register), so the HTML error handler below applies to these routes only.
  *
@@ -20,10 +28,9 @@ export const APPROVED_MSG = '승인되었습니다';
  * gateway.pay and nowhere else. Nothing here logs a request body or a field of it, and the form
  * is never re-rendered with those values.
  */
-export async function pageRoutes(app: FastifyInstance): Promise<void> {
-  const { config, gateway, clock } = app.sunap;
-  const paths = paymentPagePaths(config.paymentPageUrl);
-  const sandbox = config.mode === 'sandbox';
+export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void> {
+  const { gateway, clock, sandbox } = deps;
+  const paths = paymentPagePaths(deps.paymentPageUrl);
 
   const page = (reply: FastifyReply, status: number, body: string, targets: string[] = []) =>
     reply.code(status).headers(pageHeaders(targets)).send(body);
@@ -31,12 +38,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
 
   // Body parse failures (wrong content type, too large) and anything unexpected: an HTML page,
   // never the JSON envelope, and never the request body in the log.
-  app.setErrorHandler(async (err: Error & { statusCode?: number }, req, reply) => {
-    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-    if (status === 500) req.log.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'payment page failed');
-    else req.log.info({ status, code: (err as { code?: string }).code }, 'payment page request refused');
-    return page(reply, status, renderProblem(status));
-  });
+  app.setErrorHandler(pageErrorHandler({ render: renderProblem }));
 
   app.get('/assets/sunap.css', { schema: { hide: true } }, async (req, reply) => {
     // The URL is fixed by layout() (no version in it), so a week plus an ETag rather than "immutable".
@@ -50,16 +52,29 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   /** What a GET shows for a payment in any state; also where a post lands when the payment moved on. */
   const showPayment = (reply: FastifyReply, ctx: PageContext, tid: string, token: string) => {
     const p = ctx.payment;
-    if (p.state === 'STORE_REQUEST') return page(reply, 200, renderPaymentForm(ctx, formState(tid, token)), formTargets(p));
-    if (p.state === 'APPROVE_COMPLETE') return page(reply, 200, renderReceipt(ctx, returnUrlFor(p, '0000', APPROVED_MSG)));
-    return page(reply, 200, renderStatePage(ctx));
+    switch (p.state) {
+      case 'STORE_REQUEST':
+        return page(reply, 200, renderPaymentForm(ctx, formState(tid, token)), formTargets(p));
+      case 'APPROVE_COMPLETE':
+        return page(reply, 200, renderReceipt(ctx, returnUrlFor(p, '0000', APPROVED_MSG)));
+      case 'CANCEL_COMPLETE':
+      case 'CANCEL_FAIL':
+      case 'STORE_DELETE':
+        return page(reply, 200, renderStatePage({ ...ctx, payment: { ...p, state: p.state } }));
+      default: {
+        const unknown: never = p.state;
+        throw new Error(`no page for payment state ${String(unknown)}`);
+      }
+    }
   };
 
-  app.get(paths.page, { schema: { hide: true } }, async (req, reply) => {
-    const q = (req.query ?? {}) as Record<string, unknown>;
-    const found = await gateway.paymentForPage(q.tid, q.token);
+  // Anything may arrive in the query (repeated or missing fields): the lookup treats what is not one string as not found.
+  const PageQuery = Type.Object({ tid: Type.Optional(Type.Unknown()), token: Type.Optional(Type.Unknown()) });
+  app.get(paths.page, { schema: { hide: true, querystring: PageQuery } }, async (req, reply) => {
+    const { tid, token } = req.query;
+    const found = await gateway.paymentForPage(tid, token);
     if (!found) return notFound(reply);
-    return showPayment(reply, { ...found, sandbox }, q.tid as string, q.token as string);
+    return showPayment(reply, { ...found, sandbox }, found.payment.id, String(token));
   });
 
   app.post(paths.pay, { schema: { hide: true } }, async (req, reply) => {
@@ -90,6 +105,11 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
         return again(200, r.payment, { alert: `결제가 승인되지 않았습니다: ${r.message}. 다른 카드로 다시 시도해 주세요.`, installment: form.installment });
       case 'INVALID':
         return again(400, r.payment, { errors: { installment: `할부 기간: ${r.message}` }, installment: '00' });
+      case 'PENDING':
+        // The attempt stays open until a look-up settles it; paying again meanwhile cannot charge twice.
+        return again(202, r.payment, {
+          alert: `${r.message}. 카드가 두 번 청구되지 않습니다. 1분쯤 뒤에 결제 링크를 다시 열어 결과를 확인해 주세요.`, installment: form.installment,
+        });
       case 'STATE':
         if (r.payment.state === 'STORE_REQUEST') {
           return again(409, r.payment, { alert: '이 결제는 지금 다른 창에서 처리 중입니다. 잠시 후 결제 링크를 다시 열어 확인해 주세요.', installment: form.installment });

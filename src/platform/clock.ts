@@ -1,10 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
+import { readSetting, updateNumericSetting } from '../db/settings.js';
 
-/** The one clock everything reads (design note 9): real time plus a sandbox offset. */
+/**
+ * The one clock every business time is read from (docs/architecture.md, "Rules of the code"):
+ * expiries, retries, timestamps. In the sandbox it is real time plus an offset that developers
+ * move (docs/reference.md, "Sandbox").
+ */
 export interface Clock {
   nowMs(): number;
   now(): Date;
+}
+
+/** The clock of a running service: its offset is shared through the database by every instance. */
+export interface SharedClock extends Clock {
+  /** Seconds the clock is ahead of real time. */
+  offset(): number;
+  /** Reads the shared offset again; returns it. */
+  refresh(): Promise<number>;
+  /** Moves the shared clock forward; returns the new offset. */
+  advance(seconds: number): Promise<number>;
 }
 
 const OFFSET_KEY = 'clock.offsetSeconds';
@@ -14,7 +29,7 @@ const OFFSET_KEY = 'clock.offsetSeconds';
  * Reads are served from memory and refreshed by the job worker's poll, so a change made
  * by another instance is seen within one poll interval.
  */
-export class ServiceClock implements Clock {
+export class ServiceClock implements SharedClock {
   private offsetSeconds = 0;
   constructor(private readonly db: Kysely<Database> | null) {}
 
@@ -30,8 +45,8 @@ export class ServiceClock implements Clock {
 
   async refresh(): Promise<number> {
     if (!this.db) return this.offsetSeconds;
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', OFFSET_KEY).executeTakeFirst();
-    this.offsetSeconds = row ? Number(row.value) : 0;
+    const value = await readSetting(this.db, OFFSET_KEY);
+    this.offsetSeconds = value === undefined ? 0 : Number(value);
     return this.offsetSeconds;
   }
 
@@ -41,68 +56,7 @@ export class ServiceClock implements Clock {
       this.offsetSeconds += seconds;
       return this.offsetSeconds;
     }
-    await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('settings').select('value').where('key', '=', OFFSET_KEY).executeTakeFirst();
-      const next = (row ? Number(row.value) : 0) + seconds;
-      if (row) await trx.updateTable('settings').set({ value: String(next) }).where('key', '=', OFFSET_KEY).execute();
-      else await trx.insertInto('settings').values({ key: OFFSET_KEY, value: String(next) }).execute();
-    });
-    return this.refresh();
+    this.offsetSeconds = await updateNumericSetting(this.db, OFFSET_KEY, (current) => current + seconds);
+    return this.offsetSeconds;
   }
-}
-
-const KST_OFFSET_MS = 9 * 3600 * 1000;
-
-function pad(n: number, w = 2): string {
-  return String(n).padStart(w, '0');
-}
-
-function kstParts(ms: number) {
-  const d = new Date(ms + KST_OFFSET_MS);
-  return {
-    y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate(),
-    h: d.getUTCHours(), mi: d.getUTCMinutes(), s: d.getUTCSeconds(),
-  };
-}
-
-/** yyyyMMddHHmmss in KST: the gateway's time format. */
-export function kstCompact(ms: number): string {
-  const p = kstParts(ms);
-  return `${p.y}${pad(p.mo)}${pad(p.d)}${pad(p.h)}${pad(p.mi)}${pad(p.s)}`;
-}
-
-/** yyyy-MM-dd'T'HH:mm:ss in KST: the invoicing server's time format. */
-export function kstIso(ms: number): string {
-  const p = kstParts(ms);
-  return `${p.y}-${pad(p.mo)}-${pad(p.d)}T${pad(p.h)}:${pad(p.mi)}:${pad(p.s)}`;
-}
-
-/** yyyy-MM-dd HH:mm:ss in KST (payment.paymentDateTime). */
-export function kstSpaced(ms: number): string {
-  return kstIso(ms).replace('T', ' ');
-}
-
-/** yyyy-MM of a moment, in KST. */
-export function kstMonth(ms: number): string {
-  const p = kstParts(ms);
-  return `${p.y}-${pad(p.mo)}`;
-}
-
-/** Start (inclusive) and end (exclusive) of a KST month, as epoch milliseconds. */
-export function kstMonthRange(month: string): [number, number] {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  const start = Date.UTC(y, m - 1, 1) - KST_OFFSET_MS;
-  const end = Date.UTC(y, m, 1) - KST_OFFSET_MS;
-  return [start, end];
-}
-
-/** Parses yyyyMMddHHmmss (KST) to epoch milliseconds; null when it is not a real moment. */
-export function parseKstCompact(s: string): number | null {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
-  if (!m) return null;
-  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(y, mo - 1, d, h, mi, se);
-  const back = new Date(ms);
-  if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return null;
-  return ms - KST_OFFSET_MS;
 }

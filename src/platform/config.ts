@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { loadCardProcessor, loadMessaging, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
 
 export type Mode = 'sandbox' | 'live';
 
@@ -14,10 +15,18 @@ export interface Config {
   publicPayPageUrl: string;
   /** 32-byte master key that encrypts API keys and webhook secrets at rest. */
   secretKey: Buffer;
+  /** Where the master key came from: the variable, the sandbox's key file, or generated now (sandbox). */
+  secretKeySource: 'env' | 'file' | 'generated';
+  /** The card processor (sandbox or toss) and its settings. */
+  cardProcessor: CardProcessorSettings;
+  /** The messaging provider (sandbox or solapi) and its settings. */
+  messaging: MessagingSettings;
+  /** What the operator should fix although the service can run (a weak sandbox key); logged at start. */
+  warnings: string[];
   allowPrivateTargets: boolean;
   signMaxSkewSeconds: number;
   logLevel: string;
-  /** Send-point price of one message per channel (decisions §5). */
+  /** Send-point price of one message per channel (README, "Configuration"). */
   costs: { ALIMTALK: number; SMS: number };
   /** Trust X-Forwarded-For from a proxy in front (per-address rate limits see the client). */
   trustProxy: boolean;
@@ -31,6 +40,8 @@ export interface Config {
   outboundTimeoutMs: number;
   /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
   loginRateLimit: number;
+  /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
+  rechargeStoreCode: string | null;
 }
 
 export class ConfigError extends Error {
@@ -72,6 +83,13 @@ function urlVar(env: Env, name: string, fallback: string): string {
   return value.replace(/\/+$/, '');
 }
 
+function storeCodeVar(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(`${name}: must be a store code (letters, digits, _ or -), got "${raw}"`);
+  return raw;
+}
+
 /** Directory that holds the embedded database and the generated sandbox key. */
 export function dataDir(databaseUrl: string): string {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -81,23 +99,27 @@ export function dataDir(databaseUrl: string): string {
   return resolve('data');
 }
 
-function loadSecretKey(env: Env, mode: Mode, databaseUrl: string): Buffer {
+type SecretKey = { key: Buffer; source: Config['secretKeySource'] };
+
+/** `keyFile: false` (sunap doctor): a missing sandbox key file is not created; an ephemeral key stands in. */
+function loadSecretKey(env: Env, mode: Mode, databaseUrl: string, keyFile: boolean): SecretKey | null {
   const raw = env.SUNAP_SECRET_KEY;
-  if (raw !== undefined && raw !== '') return parseSecretKey(raw.trim());
-  if (mode === 'live') throw new ConfigError('SUNAP_SECRET_KEY: required in live mode (64 hex characters or 32 bytes base64)');
+  if (raw !== undefined && raw !== '') return { key: parseSecretKey(raw.trim()), source: 'env' };
+  if (mode === 'live') return null;
   // Sandbox: generate once and keep it beside the database, so restarts can still decrypt.
   const file = join(dataDir(databaseUrl), 'secret.key');
-  if (existsSync(file)) return parseSecretKey(readFileSync(file, 'utf8').trim(), file);
-  mkdirSync(dirname(file), { recursive: true });
+  if (existsSync(file)) return { key: parseSecretKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
   const key = randomBytes(32);
+  if (!keyFile) return { key, source: 'generated' };
+  mkdirSync(dirname(file), { recursive: true });
   try {
     writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
     // Another process (a second instance or the CLI) created it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return parseSecretKey(readFileSync(file, 'utf8').trim(), file);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return { key: parseSecretKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
     throw err;
   }
-  return key;
+  return { key, source: 'file' };
 }
 
 function parseSecretKey(value: string, source = 'SUNAP_SECRET_KEY'): Buffer {
@@ -107,7 +129,12 @@ function parseSecretKey(value: string, source = 'SUNAP_SECRET_KEY'): Buffer {
   throw new ConfigError(`${source}: must be 32 bytes, as 64 hex characters or base64`);
 }
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * The configuration from the environment; a bad value throws ConfigError naming the variable.
+ * Live mode starts only with a real card processor and messaging provider, an https public
+ * URL and a strong SUNAP_SECRET_KEY; every missing piece is named in one error.
+ */
+export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } = {}): Config {
   const port = intVar(env, 'PORT', 8080, 0, 65535);
   const host = env.HOST?.trim() || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:./data/sunap.db';
@@ -119,28 +146,47 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`SUNAP_MODE: must be sandbox or live, got "${modeRaw}"`);
   }
   const mode: Mode = modeRaw;
-  if (mode === 'live') {
-    // Live mode needs real adapters; none ships yet, so refuse rather than charge nothing.
-    const card = env.SUNAP_CARD_PROCESSOR?.trim();
-    const messaging = env.SUNAP_MESSAGING_PROVIDER?.trim();
-    if (!card || card === 'sandbox') {
-      throw new ConfigError('SUNAP_MODE=live: a real card processor must be configured (SUNAP_CARD_PROCESSOR); this build ships only the sandbox adapter');
-    }
-    if (!messaging || messaging === 'sandbox') {
-      throw new ConfigError('SUNAP_MODE=live: a real messaging provider must be configured (SUNAP_MESSAGING_PROVIDER); this build ships only the sandbox adapter');
-    }
-    throw new ConfigError(`SUNAP_CARD_PROCESSOR: unknown adapter "${card}"`);
-  }
   const publicUrl = urlVar(env, 'SUNAP_PUBLIC_URL', `http://localhost:${port}`);
+  const paymentPageUrl = urlVar(env, 'SUNAP_PAYMENT_PAGE_URL', `${publicUrl}/checkout`);
+  const publicPayPageUrl = urlVar(env, 'SUNAP_PUBLIC_PAY_PAGE_URL', `${publicUrl}/pay`);
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const cardProcessor = loadCardProcessor(env, problems);
+  const messaging = loadMessaging(env, problems);
+  const secret = loadSecretKey(env, mode, databaseUrl, opts.keyFile !== false && problems.length === 0);
+  const weakness = secret?.source === 'env' ? secretKeyWeakness(secret.key) : null;
+  if (mode === 'live') {
+    if (cardProcessor.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_CARD_PROCESSOR'))) {
+      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (with SUNAP_TOSS_SECRET_KEY)');
+    }
+    if (messaging.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_MESSAGING_PROVIDER'))) {
+      problems.push('SUNAP_MESSAGING_PROVIDER: live mode needs a real messaging provider: solapi (with SUNAP_SOLAPI_API_KEY, SUNAP_SOLAPI_API_SECRET, SUNAP_SOLAPI_SENDER, SUNAP_SOLAPI_PFID, SUNAP_SOLAPI_TEMPLATE_ID)');
+    }
+    // The page URLs derive from SUNAP_PUBLIC_URL unless set: a derived one is that variable's problem.
+    for (const [name, url] of [['SUNAP_PUBLIC_URL', publicUrl], ['SUNAP_PAYMENT_PAGE_URL', paymentPageUrl], ['SUNAP_PUBLIC_PAY_PAGE_URL', publicPayPageUrl]] as const) {
+      const given = name === 'SUNAP_PUBLIC_URL' || !!env[name]?.trim();
+      if (given && !url.startsWith('https://')) problems.push(`${name}: must be https:// in live mode (customers type card numbers behind it), got "${url}"`);
+    }
+    if (!secret) problems.push('SUNAP_SECRET_KEY: required in live mode (64 hex characters or 32 bytes base64; generate one with: openssl rand -hex 32)');
+    else if (weakness) problems.push(`SUNAP_SECRET_KEY: too weak for live mode: it ${weakness}`);
+  } else if (weakness) {
+    warnings.push(`SUNAP_SECRET_KEY ${weakness}; live mode would refuse it`);
+  }
+  if (problems.length === 1) throw new ConfigError(problems[0]!);
+  if (problems.length > 1) throw new ConfigError(`${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
   return {
     port,
     host,
     databaseUrl,
     mode,
     publicUrl,
-    paymentPageUrl: urlVar(env, 'SUNAP_PAYMENT_PAGE_URL', `${publicUrl}/checkout`),
-    publicPayPageUrl: urlVar(env, 'SUNAP_PUBLIC_PAY_PAGE_URL', `${publicUrl}/pay`),
-    secretKey: loadSecretKey(env, mode, databaseUrl),
+    paymentPageUrl,
+    publicPayPageUrl,
+    secretKey: secret!.key,
+    secretKeySource: secret!.source,
+    cardProcessor,
+    messaging,
+    warnings,
     allowPrivateTargets: boolVar(env, 'SUNAP_ALLOW_PRIVATE_TARGETS', mode === 'sandbox'),
     signMaxSkewSeconds: intVar(env, 'SUNAP_SIGN_MAX_SKEW_SECONDS', 600, 0, 10 * 365 * 86400),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
@@ -154,5 +200,6 @@ export function loadConfig(env: Env = process.env): Config {
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
+    rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
   };
 }

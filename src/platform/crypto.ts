@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
-/** API_SIGN (decisions §4): sha256 hex over TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY. */
+/** API_SIGN (docs/reference.md, "Signing gateway calls"): sha256 hex over TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY. */
 export function apiSign(transSeqNo: string, platformCode: string, storeCode: string, transAt: string, apiKey: string): string {
   return createHash('sha256').update(transSeqNo + platformCode + storeCode + transAt + apiKey, 'utf8').digest('hex');
 }
@@ -44,7 +44,7 @@ export function tokenEqual(a: string, b: string): boolean {
 }
 
 /**
- * Secrets at rest (design note 10): AES-256-GCM under the master key.
+ * Secrets at rest (docs/architecture.md, "Invariants"): AES-256-GCM under the master key.
  * Format: v1.<keyId>.<iv>.<tag>.<ciphertext>, base64url parts; the key id names the master
  * key so a future rotation can tell which key sealed a value.
  */

@@ -1,9 +1,11 @@
 /**
- * The one list of outcome codes, mapped to HTTP statuses and envelopes in one place.
- * Internal messages never reach clients: anything that is not one of these becomes 9999/-99.
+ * The one list of outcome codes (docs/reference.md, "Gateway RESULT_CODE values" and "Invoicing
+ * result codes"), and the one place that turns any error into an answer: its HTTP status, its
+ * envelope and the code that metrics and logs record. Internal messages never reach clients:
+ * anything that is not one of these codes becomes 9999 / -99.
  */
 
-/** Gateway RESULT_CODE values (interface "Errors" + decisions §4). */
+/** Gateway RESULT_CODE values. */
 export const GatewayCodes = {
   OK: '0000',
   SIGNATURE: '3001',
@@ -29,8 +31,9 @@ export class GatewayError extends Error {
   }
 }
 
-/** Invoicing result_code values with their HTTP statuses (decisions §5 error table). */
+/** Invoicing result_code values with their HTTP statuses. */
 export const AppCodes = {
+  OK: { code: 0, http: 200 },
   TOKEN_MISSING: { code: -1, http: 401 },
   TOKEN_EXPIRED: { code: -2, http: 401 },
   BAD_CREDENTIALS: { code: -3, http: 401 },
@@ -58,12 +61,26 @@ export class AppError extends Error {
   }
 }
 
-export function appEnvelope(resultCode: number, message: string, data: unknown = null) {
+export const SUCCESS_MSG = 'SUCCESS';
+export const INTERNAL_MSG = 'internal error; nothing was changed, try again';
+
+export function appEnvelope<T = null>(resultCode: number, message: string, data: T = null as T) {
   return { result_code: resultCode, result_msg: message, result_data: data };
 }
 
-export function gatewayEnvelope(resultCode: string, message: string, extra: Record<string, unknown> = {}) {
-  return { result_code: 0, result_msg: 'SUCCESS', result_data: { RESULT_CODE: resultCode, RESULT_MSG: message, ...extra } };
+/** An invoicing success: result_code 0 with the data. */
+export function appOk<T>(data: T) {
+  return appEnvelope(AppCodes.OK.code, SUCCESS_MSG, data);
+}
+
+/** A gateway answer: HTTP 200 and envelope success; the outcome is result_data.RESULT_CODE. */
+export function gatewayEnvelope(resultCode: GatewayCode, message: string, extra: Record<string, unknown> = {}) {
+  return { result_code: 0, result_msg: SUCCESS_MSG, result_data: { RESULT_CODE: resultCode, RESULT_MSG: message, ...extra } };
+}
+
+/** The gateway's answer to a request it could not read as a JSON object (HTTP 4xx, envelope -1). */
+export function gatewayRefusal(message: string) {
+  return { result_code: -1, result_msg: 'invalid request body', result_data: { RESULT_CODE: GatewayCodes.VALIDATION, RESULT_MSG: message } };
 }
 
 /** True when a driver error is a unique-constraint violation (SQLite or PostgreSQL). */
@@ -71,4 +88,74 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+// ---- any error → an answer -----------------------------------------------------------------
+
+export interface Answer {
+  status: number;
+  body: unknown;
+  /** RESULT_CODE or result_code, for metrics and the request's log line. */
+  resultCode: string;
+}
+
+type FrameworkError = Error & { statusCode?: number; code?: string; validationMessage?: string };
+
+/** Problems Fastify finds before a route runs, as `field: reason`. */
+const FRAMEWORK_PROBLEMS: Record<string, string> = {
+  FST_ERR_BAD_URL: 'path: is not a valid URL (malformed percent-encoding)',
+  FST_ERR_MAX_PARAM_LENGTH: 'path: a path segment is longer than 1000 characters',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'body: must be sent as application/json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body: is larger than the allowed size',
+};
+
+/**
+ * What a 4xx error raised before or by validation says, for either surface: `message` is null
+ * when it is none of the known problems (each surface words that case itself). Null for a 5xx.
+ */
+export function clientProblem(err: FrameworkError): { status: number; message: string | null } | null {
+  const status = err.statusCode ?? 500;
+  if (status < 400 || status >= 500) return null;
+  if (status === 413) return { status, message: FRAMEWORK_PROBLEMS.FST_ERR_CTP_BODY_TOO_LARGE! };
+  const known = err.code ? FRAMEWORK_PROBLEMS[err.code] : undefined;
+  if (known) return { status, message: known };
+  if (err.code === 'SUNAP_JSON_TOO_DEEP') return { status, message: err.message };
+  if (err.validationMessage) return { status, message: err.validationMessage };
+  if (err.code?.startsWith('FST_ERR_CTP')) return { status, message: 'body: is not valid JSON' };
+  return { status, message: null };
+}
+
+/** The gateway surface (/api/...): a request it cannot read is 4002 with HTTP 400 (413 too large); anything else 9999. */
+export function gatewayAnswer(err: FrameworkError): Answer {
+  const problem = clientProblem(err);
+  if (problem) {
+    const message = problem.message ?? 'body: is not valid JSON';
+    return { status: problem.status === 413 ? 413 : 400, body: gatewayRefusal(message), resultCode: GatewayCodes.VALIDATION };
+  }
+  return {
+    status: 500, resultCode: GatewayCodes.INTERNAL,
+    body: { result_code: -1, result_msg: 'internal error', result_data: { RESULT_CODE: GatewayCodes.INTERNAL, RESULT_MSG: INTERNAL_MSG } },
+  };
+}
+
+/** Every other JSON surface (/app/v1, /sandbox, operations): the invoicing envelope. */
+export function appAnswer(err: FrameworkError): Answer {
+  if (err instanceof AppError) return { status: err.httpStatus, body: appEnvelope(err.resultCode, err.message), resultCode: String(err.resultCode) };
+  const problem = clientProblem(err);
+  if (problem?.status === 429) return answer('TOO_MANY', 'too many requests; slow down');
+  if (problem) return { ...answer('VALIDATION', problem.message ?? err.message), status: problem.status === 413 ? 413 : AppCodes.VALIDATION.http };
+  return answer('INTERNAL', INTERNAL_MSG);
+}
+
+export function answer(kind: AppCode, message: string): Answer {
+  const c = AppCodes[kind];
+  return { status: c.http, body: appEnvelope(c.code, message), resultCode: String(c.code) };
+}
+
+/**
+ * What @fastify/rate-limit throws when a limit is reached; each surface's error handler
+ * answers it as 429 (-29 in the JSON envelope, a page on pages).
+ */
+export function rateLimitError(_req: unknown, ctx: { statusCode: number; after: string }) {
+  return { statusCode: ctx.statusCode, result_code: AppCodes.TOO_MANY.code, result_msg: `too many requests; try again in ${ctx.after}`, result_data: null };
 }

@@ -13,6 +13,8 @@ export const REDACT_PATHS = [
   '*.webhookSecret', 'webhookSecret', '*.secret', 'secret',
   '*.cardNumber', 'cardNumber', '*.cardPassword', '*.expiry', '*.birth',
   '*.token', 'token',
+  // Provider credentials (README.md, "Configuration"): adapters never log them; this is in case.
+  '*.secretKey', 'secretKey', '*.apiSecret', 'apiSecret', 'req.headers["idempotency-key"]',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

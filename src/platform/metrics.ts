@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Database } from '../db/index.js';
 
-/** Prometheus metrics. Gauges that describe stored state are read from the database at scrape time. */
-export function createMetrics(db: Kysely<Database>) {
+/**
+ * Prometheus metrics (README, "Operations"). Gauges that describe stored state are read from
+ * the database at scrape time; the module that owns the rows registers them (countGauge).
+ */
+export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'sunap_' });
   const requests = new Counter({
@@ -19,21 +20,15 @@ export function createMetrics(db: Kysely<Database>) {
     name: 'sunap_job_failures_total', help: 'Failed job attempts by kind; final=true when the job was given up',
     labelNames: ['kind', 'final'] as const, registers: [registry],
   });
-  /** A gauge read at scrape time: one `select label, count(*) ... group by label`. */
-  const countGauge = (name: string, help: string, label: 'state' | 'kind', rows: () => Promise<{ key: string; n: number | string | bigint }[]>) =>
+  /** A gauge whose values a query gives at scrape time, one per label value. */
+  const countGauge = (name: string, help: string, label: string, rows: () => Promise<{ key: string; n: number }[]>) =>
     new Gauge({
       name, help, labelNames: [label], registers: [registry],
       async collect() {
         this.reset();
-        for (const r of await rows()) this.set({ [label]: r.key }, Number(r.n));
+        for (const r of await rows()) this.set({ [label]: r.key }, r.n);
       },
     });
-  countGauge('sunap_payments', 'Payments by state', 'state', () =>
-    db.selectFrom('payments').select((eb) => [eb.ref('state').as('key'), eb.fn.countAll<number>().as('n')]).groupBy('state').execute());
-  countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () =>
-    db.selectFrom('jobs').select((eb) => [eb.ref('kind').as('key'), eb.fn.countAll<number>().as('n')]).where('status', '=', 'PENDING').groupBy('kind').execute());
-  countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () =>
-    db.selectFrom('jobs').select((eb) => [eb.ref('kind').as('key'), eb.fn.countAll<number>().as('n')]).where('status', '=', 'DEAD').groupBy('kind').execute());
-  return { registry, requests, latency, jobFailures };
+  return { registry, requests, latency, jobFailures, countGauge };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,21 +1,25 @@
 import { Type } from '@sinclair/typebox';
-import { sql } from 'kysely';
-import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import { ping } from '../db/settings.js';
+import type { SharedClock } from './clock.js';
+import type { App } from './http.js';
+import type { Metrics } from './metrics.js';
 
-/** Operations: liveness, readiness (database reachable), Prometheus metrics. */
-export function opsRoutes(app: FastifyInstance): void {
+/** Operations (README, "Operations"): liveness, readiness (the database answers), Prometheus metrics. */
+export function opsRoutes(app: App, deps: { db: Kysely<Database>; metrics: Metrics }): void {
   const tags = ['Operations'];
   app.get('/healthz', { schema: { tags, summary: 'Liveness: the process answers' } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { tags, summary: 'Readiness: the database answers' } }, async (_req, reply) => {
     try {
-      await sql`select 1`.execute(app.sunap.store.db);
+      await ping(deps.db);
       return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable' });
     }
   });
   app.get('/metrics', { schema: { tags, summary: 'Prometheus metrics', hide: true } }, async (_req, reply) => {
-    const { registry } = app.sunap.metrics;
+    const { registry } = deps.metrics;
     const body = await registry.metrics();
     return reply.type(registry.contentType).send(body);
   });
@@ -23,12 +27,13 @@ export function opsRoutes(app: FastifyInstance): void {
 
 const ClockState = Type.Object({ now: Type.String({ description: 'ISO-8601 UTC' }), offsetSeconds: Type.Number() });
 
-/** The movable sandbox clock (decisions §6, §8): stored in the database, shared by every instance. */
-export function sandboxClockRoutes(app: FastifyInstance): void {
+/** The movable sandbox clock (docs/reference.md, "Sandbox"): stored in the database, shared by every instance. */
+export function sandboxClockRoutes(app: App, deps: { clock: SharedClock; wake: () => void }): void {
   const tags = ['Sandbox'];
-  const state = () => ({ now: app.sunap.clock.now().toISOString(), offsetSeconds: app.sunap.clock.offset() });
+  const { clock } = deps;
+  const state = () => ({ now: clock.now().toISOString(), offsetSeconds: clock.offset() });
   app.get('/sandbox/clock', { schema: { tags, summary: 'The service clock', response: { 200: ClockState } } }, async () => {
-    await app.sunap.clock.refresh();
+    await clock.refresh();
     return state();
   });
   app.post('/sandbox/clock', {
@@ -38,8 +43,8 @@ export function sandboxClockRoutes(app: FastifyInstance): void {
       response: { 200: ClockState },
     },
   }, async (req) => {
-    await app.sunap.clock.advance((req.body as { advanceSeconds: number }).advanceSeconds);
-    app.sunap.worker.wake();
+    await clock.advance(req.body.advanceSeconds);
+    deps.wake();
     return state();
   });
 }

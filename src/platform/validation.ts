@@ -20,6 +20,7 @@ export interface Checker<T extends TSchema> {
  * deep in a query as a 500, while SQLite would store it) and unpaired UTF-16 surrogates (not
  * text at all; drivers silently turn them into U+FFFD). Refused wherever a schema expects a string.
  */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this pattern looks for.
 const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 export const BAD_TEXT_REASON = 'must be text without NUL characters or unpaired surrogates';
 

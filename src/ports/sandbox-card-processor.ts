@@ -2,8 +2,9 @@ import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { ApproveOutcome, CancelOutcome, CardProcessor } from './card-processor.js';
+import { recallCharge, rememberCharge } from './sandbox-repository.js';
 
-/** The sandbox cards of decisions §4. Any other number is declined: no real card is ever charged. */
+/** The sandbox cards (docs/reference.md, "Sandbox"). Any other number is declined: no real card is ever charged. */
 export const SANDBOX_CARDS: Record<string, { outcome: 'APPROVED' | 'DECLINED' | 'ERROR'; issuer?: string; message?: string; cancelFails?: boolean }> = {
   '4242424242424242': { outcome: 'APPROVED', issuer: '신한카드' },
   '5555555555554444': { outcome: 'APPROVED', issuer: 'KB국민카드' },
@@ -24,8 +25,8 @@ export class SandboxCardProcessor implements CardProcessor {
 
   private async recall(key: string): Promise<ApproveOutcome | null> {
     if (!this.db) return this.memory.get(key) ?? null;
-    const row = await this.db.selectFrom('sandbox_card_charges').select('outcome').where('idempotency_key', '=', key).executeTakeFirst();
-    return row ? (JSON.parse(row.outcome) as ApproveOutcome) : null;
+    const outcome = await recallCharge(this.db, key);
+    return outcome ? (JSON.parse(outcome) as ApproveOutcome) : null;
   }
 
   private async remember(key: string, outcome: ApproveOutcome): Promise<ApproveOutcome> {
@@ -33,8 +34,7 @@ export class SandboxCardProcessor implements CardProcessor {
       this.memory.set(key, outcome);
       return outcome;
     }
-    await this.db.insertInto('sandbox_card_charges').values({ idempotency_key: key, outcome: JSON.stringify(outcome), created_at: Date.now() })
-      .onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
+    await rememberCharge(this.db, key, JSON.stringify(outcome));
     return (await this.recall(key))!;
   }
 
@@ -60,11 +60,7 @@ export class SandboxCardProcessor implements CardProcessor {
   async cancel(req: Parameters<CardProcessor['cancel']>[0]): Promise<CancelOutcome> {
     const number = Object.keys(SANDBOX_CARDS).find((n) => n.startsWith(req.cardBin) && n.endsWith(req.cardLast4));
     if (number && SANDBOX_CARDS[number]!.cancelFails) return { outcome: 'FAILED', message: '카드사 취소 처리에 실패했습니다' };
-    if (this.db) {
-      await this.db.insertInto('sandbox_card_charges')
-        .values({ idempotency_key: req.idempotencyKey, outcome: JSON.stringify({ outcome: 'CANCELED', approvalNumber: req.approvalNumber, amount: req.amount }), created_at: Date.now() })
-        .onConflict((oc) => oc.column('idempotency_key').doNothing()).execute();
-    }
+    if (this.db) await rememberCharge(this.db, req.idempotencyKey, JSON.stringify({ outcome: 'CANCELED', approvalNumber: req.approvalNumber, amount: req.amount }));
     return { outcome: 'CANCELED' };
   }
 }

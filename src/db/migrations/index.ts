@@ -3,6 +3,8 @@ import * as m0001 from './0001_gateway.js';
 import * as m0002 from './0002_invoicing.js';
 import * as m0003 from './0003_sandbox_card_network.js';
 import * as m0004 from './0004_invoice_counts.js';
+import * as m0006 from './0006_processor_ref.js';
+import * as m0007 from './0007_console.js';
 
 /** Every migration, by name, in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +12,6 @@ export const migrations: Record<string, Migration> = {
   '0002_invoicing': m0002,
   '0003_sandbox_card_network': m0003,
   '0004_invoice_counts': m0004,
+  '0006_processor_ref': m0006,
+  '0007_console': m0007,
 };

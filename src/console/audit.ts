@@ -1,0 +1,56 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import type { Clock } from '../platform/clock.js';
+import * as repo from './repository.js';
+import type { AuditRow } from './repository.js';
+import type { ConsoleUser } from './sessions.js';
+
+/**
+ * Every console action on record (docs/console.md, "Audit log"): who (the member's email, kept
+ * as text so it outlives the member), what, on which object, when and from which address.
+ * The owner reads it under Settings.
+ */
+export const AUDIT_ACTIONS = {
+  'session.sign_in': '로그인',
+  'session.sign_out': '로그아웃',
+  'session.revoke': '세션 종료',
+  'session.revoke_all': '모든 기기에서 로그아웃',
+  'account.password': '비밀번호 변경',
+  'payment.cancel': '결제 취소',
+  'payment.delete': '결제 요청 삭제',
+  'payment.export': '결제 내역 내보내기',
+  'invoice.create': '청구서 발송',
+  'invoice.resend': '청구서 재발송',
+  'invoice.cancel': '청구 취소',
+  'invoice.delete': '청구서 삭제',
+  'invoice.export': '청구서 내보내기',
+  'template.create': '템플릿 만들기',
+  'template.update': '템플릿 수정',
+  'template.delete': '템플릿 삭제',
+  'points.recharge': '포인트 충전',
+  'store.update': '상점 정보 수정',
+  'team.invite': '멤버 초대',
+  'team.invite_revoke': '초대 취소',
+  'team.join': '초대 수락',
+  'team.role': '역할 변경',
+  'team.remove': '멤버 내보내기',
+} as const;
+export type AuditAction = keyof typeof AUDIT_ACTIONS;
+
+export class AuditLog {
+  constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
+
+  async record(user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
+    await repo.insertAudit(this.db, {
+      tenant_id: user.tenant.id, actor_id: user.member.id, actor_email: user.member.email, action, target: target?.slice(0, 200) ?? null,
+      detail: detail?.slice(0, 500) ?? null, ip: ip.slice(0, 64), created_at: this.clock.nowMs(),
+    });
+  }
+
+  async page(tenantId: string, beforeId: number | undefined, size: number): Promise<{ rows: AuditRow[]; next: number | null }> {
+    const rows = await repo.auditPage(this.db, tenantId, beforeId, size + 1);
+    const more = rows.length > size;
+    const page = more ? rows.slice(0, size) : rows;
+    return { rows: page, next: more ? Number(page[page.length - 1]!.id) : null };
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The merchant console (docs/console.md): `/console`, server-rendered Korean pages for the
+ * people of one store. It uses the gateway and the invoicing side through their index.ts and
+ * the page helpers of src/pages; its own tables are sessions, invites and the audit log.
+ */
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import multipart from '@fastify/multipart';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.js';
+import { hasRole } from '../invoicing/index.js';
+import type { Clock } from '../platform/clock.js';
+import { hmacToken } from '../platform/crypto.js';
+import { AppError } from '../platform/errors.js';
+import type { App } from '../platform/http.js';
+import { AuditLog } from './audit.js';
+import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
+import { Invites } from './invites.js';
+import { accountRoutes } from './routes/account.js';
+import { authRoutes } from './routes/auth.js';
+import { invoiceRoutes } from './routes/invoices.js';
+import { invoiceCreateRoutes } from './routes/invoice-create.js';
+import { overviewRoutes } from './routes/overview.js';
+import { paymentRoutes } from './routes/payments.js';
+import { pointsRoutes } from './routes/points.js';
+import { settingsRoutes } from './routes/settings.js';
+import { teamRoutes } from './routes/team.js';
+import { templateRoutes } from './routes/templates.js';
+import { Sessions } from './sessions.js';
+
+export type { ConsoleDeps } from './http.js';
+export { NAV, type NavItem } from './views/shell.js';
+export { AUDIT_ACTIONS } from './audit.js';
+export { SESSION } from './sessions.js';
+
+/** The console's own services, built on the domains' public surfaces. */
+export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
+  const sessions = new Sessions(db, { clock: deps.clock, auth: deps.invoicing.auth, team: deps.invoicing.team, gateway: deps.gateway });
+  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit: new AuditLog(db, deps.clock) };
+}
+
+/**
+ * Registers the console, encapsulated: its cookies, CSRF tokens, uploads and HTML error
+ * handler apply to /console only. Every request first resolves its session; pages other than
+ * sign-in and invites redirect there without one; every POST carries a CSRF token bound to the
+ * session; a route's `consoleRole` is checked after that.
+ */
+export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: Buffer }): Promise<void> {
+  const cookieOpts = { path: '/console', httpOnly: true, sameSite: 'lax' as const, secure: deps.secureCookies };
+  await app.register(cookie);
+  await app.register(csrf, {
+    cookieKey: 'sunap_csrf',
+    cookieOpts,
+    // Bound to the session: a token taken from another session (or before signing in) fails.
+    getUserInfo: (req) => req.consoleUser?.sessionId ?? 'anonymous',
+    csrfOpts: { hmacKey: Buffer.from(hmacToken(deps.secretKey, 'console-csrf', 'v1', 32), 'base64url') },
+  });
+  // One CSV file per request, 2 MB at most (1,000 recipients fit in well under that).
+  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 2 * 1024 * 1024, files: 1, fields: 20, fieldSize: 2 * 1024 * 1024 } });
+  app.setErrorHandler(consoleErrorHandler);
+  app.setNotFoundHandler(async (req, reply) => consoleErrorHandler(Object.assign(new Error('not found'), { statusCode: 404, code: 'SUNAP_NOT_FOUND', name: 'NotFound' }), req, reply));
+
+  app.addHook('onRequest', async (req, reply) => {
+    req.consoleUser = (await deps.sessions.resolve(req.cookies[SESSION_COOKIE])) ?? undefined;
+    if (req.consoleUser || req.routeOptions.config.consolePublic) return;
+    // Signed out (never signed in, or the session was revoked or expired): to the sign-in page.
+    if (req.cookies[SESSION_COOKIE]) reply.clearCookie(SESSION_COOKIE, { path: '/console' });
+    const next = req.method === 'GET' && req.url.startsWith('/console') ? `?next=${encodeURIComponent(req.url)}` : '';
+    return reply.code(303).header('cache-control', 'no-store').header('location', `/console/login${next}`).send();
+  });
+  app.addHook('preHandler', (req, reply, done) => {
+    if (req.method !== 'POST') return done();
+    app.csrfProtection(req, reply, done);
+  });
+  app.addHook('preHandler', async (req) => {
+    const role = req.routeOptions.config.consoleRole;
+    if (role && req.consoleUser && !hasRole(req.consoleUser.member, role)) {
+      throw new AppError('FORBIDDEN', `role: this needs the ${role} role`);
+    }
+  });
+
+  const cookies = { session: SESSION_COOKIE, options: cookieOpts };
+  authRoutes(app, deps, cookies);
+  overviewRoutes(app, deps);
+  paymentRoutes(app, deps);
+  invoiceRoutes(app, deps);
+  invoiceCreateRoutes(app, deps);
+  templateRoutes(app, deps);
+  pointsRoutes(app, deps);
+  teamRoutes(app, deps);
+  settingsRoutes(app, deps);
+  accountRoutes(app, deps, cookies);
+}

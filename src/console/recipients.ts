@@ -1,0 +1,108 @@
+import { parse } from 'csv-parse/sync';
+import type { BillItem } from '../invoicing/index.js';
+import { digits, wholeNumber } from './forms.js';
+
+/**
+ * Recipients from a CSV, pasted or uploaded (docs/console.md, "Sending to many"): one row per
+ * recipient with 이름, 전화번호, 금액 and optionally 보호자 전화번호 and 항목. A first row of
+ * column names is recognized (Korean or English) and may put the columns in any order; without
+ * one they are taken in that order. 항목 is `name:price[:qty]` entries separated by `;`, and
+ * must add up to the amount. Every row is checked; problems are said per row, in Korean.
+ */
+export const MAX_RECIPIENTS = 1000;
+
+export interface RecipientRow {
+  line: number;
+  name: string;
+  phone: string;
+  guardianPhone: string | null;
+  /** null: take the template's amount. */
+  amount: number | null;
+  items: BillItem[] | null;
+  errors: string[];
+}
+
+type Key = 'name' | 'phone' | 'amount' | 'guardian' | 'items';
+const HEADERS: Record<string, Key> = {
+  이름: 'name', name: 'name', studentname: 'name', 받는분: 'name',
+  전화번호: 'phone', 휴대폰: 'phone', 휴대폰번호: 'phone', phone: 'phone', studentphone: 'phone',
+  금액: 'amount', amount: 'amount', 청구금액: 'amount',
+  보호자전화번호: 'guardian', 보호자: 'guardian', guardianphone: 'guardian', guardian: 'guardian',
+  항목: 'items', items: 'items', 청구항목: 'items',
+};
+const POSITIONAL: Key[] = ['name', 'phone', 'amount', 'guardian', 'items'];
+
+/** `name:price[:qty]; ...` (the 항목 cell, and the items field of the forms). */
+export function parseItems(cell: string): { items: BillItem[] } | { error: string } {
+  const items: BillItem[] = [];
+  for (const part of cell.split(';').map((s) => s.trim()).filter(Boolean)) {
+    const [name, price, qty] = part.split(':').map((s) => s.trim());
+    const p = wholeNumber(price);
+    const q = qty === undefined || qty === '' ? 1 : wholeNumber(qty);
+    if (!name || name.length > 20) return { error: `항목 "${part}": 이름은 1~20자여야 합니다` };
+    if (p === undefined || p < 100) return { error: `항목 "${part}": 가격은 100원 이상의 숫자여야 합니다 (이름:가격[:수량])` };
+    if (q === undefined || q < 1 || q > 100_000) return { error: `항목 "${part}": 수량은 1 이상의 숫자여야 합니다` };
+    items.push({ name, price: p, qty: q });
+  }
+  if (items.length === 0) return { error: '항목: 비어 있습니다' };
+  if (items.length > 100) return { error: '항목: 100개까지입니다' };
+  return { items };
+}
+
+/** The rows of the CSV text, each with its problems; a problem of the whole text is `error`. */
+export function parseRecipients(text: string, opts: { templateAmount: number | null }): { rows: RecipientRow[]; error?: string } {
+  let records: string[][];
+  try {
+    records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+  } catch (err) {
+    return { rows: [], error: `CSV를 읽을 수 없습니다: ${(err as Error).message.slice(0, 200)}` };
+  }
+  if (records.length === 0) return { rows: [], error: '받는 분이 없습니다. 한 줄에 한 명씩 이름, 전화번호, 금액을 적어 주세요.' };
+  let order = POSITIONAL;
+  let start = 0;
+  const head = records[0]!.map((c) => HEADERS[c.replace(/[\s_-]/g, '').toLowerCase()]);
+  if (head[0] !== undefined || head.some((k) => k === 'phone')) {
+    order = head.map((k) => k ?? ('' as Key));
+    start = 1;
+    const missing = (['name', 'phone'] as Key[]).filter((k) => !order.includes(k));
+    if (missing.length) return { rows: [], error: `첫 줄의 열 이름에 ${missing.map((k) => (k === 'name' ? '이름' : '전화번호')).join(', ')}이(가) 없습니다` };
+  }
+  const body = records.slice(start);
+  if (body.length > MAX_RECIPIENTS) return { rows: [], error: `한 번에 ${MAX_RECIPIENTS}명까지 보낼 수 있습니다 (${body.length}명)` };
+  const seen = new Map<string, number>();
+  const rows = body.map((cells, i): RecipientRow => {
+    const get = (k: Key) => {
+      const j = order.indexOf(k);
+      return j >= 0 ? (cells[j] ?? '').trim() : '';
+    };
+    const line = i + start + 1;
+    const errors: string[] = [];
+    const name = get('name');
+    const phone = digits(get('phone'));
+    const guardianRaw = digits(get('guardian'));
+    const amountRaw = get('amount');
+    const amount = amountRaw === '' ? null : wholeNumber(amountRaw);
+    if (!name || name.length > 30) errors.push('이름은 1~30자여야 합니다');
+    if (!/^\d{10,11}$/.test(phone)) errors.push('전화번호는 10~11자리 숫자여야 합니다');
+    if (guardianRaw && !/^\d{10,11}$/.test(guardianRaw)) errors.push('보호자 전화번호는 10~11자리 숫자여야 합니다');
+    if (amount === undefined || (amount !== null && (amount < 100 || amount > 2_147_483_647))) errors.push('금액은 100원 이상의 숫자여야 합니다');
+    if (amount === null && opts.templateAmount === null) errors.push('금액이 없습니다 (금액이 있는 템플릿을 고르거나 금액을 적어 주세요)');
+    let items: BillItem[] | null = null;
+    const itemsCell = get('items');
+    if (itemsCell) {
+      const r = parseItems(itemsCell);
+      if ('error' in r) errors.push(r.error);
+      else {
+        items = r.items;
+        const sum = items.reduce((s, it) => s + it.price * (it.qty ?? 1), 0);
+        const want = amount ?? opts.templateAmount;
+        if (want !== null && want !== undefined && sum !== want) errors.push(`항목 합계(${sum.toLocaleString('ko-KR')}원)가 금액(${want.toLocaleString('ko-KR')}원)과 다릅니다`);
+      }
+    }
+    const key = `${name}\u0000${phone}`;
+    if (seen.has(key)) errors.push(`${seen.get(key)}행과 이름·전화번호가 같습니다 (한 사람에게 한 번만 보낼 수 있습니다)`);
+    else seen.set(key, line);
+    return { line, name, phone, guardianPhone: guardianRaw || null, amount: amount ?? null, items, errors };
+  });
+  return { rows };
+}

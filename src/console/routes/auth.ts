@@ -1,0 +1,87 @@
+import { Type } from '@sinclair/typebox';
+import type { CookieSerializeOptions } from '@fastify/cookie';
+import { rateLimitError, AppError } from '../../platform/errors.js';
+import type { App } from '../../platform/http.js';
+import { Csrf, Str } from '../forms.js';
+import { csrfToken, seeOther, sendPage, userOf, type ConsoleDeps } from '../http.js';
+import { invitePage, signInPage } from '../views/auth.js';
+
+export interface CookieSettings {
+  session: string;
+  options: CookieSerializeOptions;
+}
+
+/** Only paths inside the console are followed after signing in (never another site). */
+function safeNext(next: string | undefined): string {
+  return next && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/console';
+}
+
+const NOTICES: Record<string, string> = { out: '로그아웃했습니다.', password: '비밀번호를 바꿨습니다. 다시 로그인해 주세요.' };
+
+/** Sign-in, sign-out and invites (docs/console.md, "Sign-in and sessions"). */
+export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings): void {
+  const limit = deps.loginRateLimit > 0 ? { rateLimit: { max: deps.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: rateLimitError } } : {};
+
+  app.get('/login', {
+    config: { consolePublic: true },
+    schema: { hide: true, querystring: Type.Object({ next: Str(500), notice: Str(20) }) },
+  }, async (req, reply) => {
+    if (req.consoleUser) return seeOther(reply, safeNext(req.query.next));
+    return sendPage(reply, 200, signInPage({ csrf: await csrfToken(req, reply), next: safeNext(req.query.next), notice: NOTICES[req.query.notice ?? ''] }));
+  });
+
+  app.post('/login', {
+    config: { consolePublic: true, ...limit },
+    schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), password: Str(200), next: Str(500) }) },
+  }, async (req, reply) => {
+    const { email = '', password = '' } = req.body;
+    const again = async (status: number, error: string) => sendPage(reply, status, signInPage({ csrf: await csrfToken(req, reply), next: safeNext(req.body.next), email, error }));
+    try {
+      const { token, user } = await deps.sessions.signIn(email, password, { ip: req.ip, userAgent: String(req.headers['user-agent'] ?? '') });
+      reply.setCookie(cookies.session, token, cookies.options);
+      await deps.audit.record(user, req.ip, 'session.sign_in');
+      return seeOther(reply, safeNext(req.body.next));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.kind === 'TOO_MANY') return again(429, `로그인 시도가 너무 많습니다. ${err.message.replace(/^.*try again in (\d+) seconds.*$/, '$1')}초 후 다시 시도해 주세요.`);
+      if (err.kind === 'FORBIDDEN') return again(403, '이 계정은 사용이 중지되었습니다. 운영자에게 문의해 주세요.');
+      return again(401, '이메일 또는 비밀번호가 올바르지 않습니다.');
+    }
+  });
+
+  app.post('/logout', { schema: { hide: true, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    await deps.sessions.revoke(user.member.id, user.sessionId);
+    await deps.audit.record(user, req.ip, 'session.sign_out');
+    reply.clearCookie(cookies.session, { path: '/console' });
+    return seeOther(reply, '/console/login?notice=out');
+  });
+
+  const InviteParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
+  app.get('/invite/:token', { config: { consolePublic: true }, schema: { hide: true, params: InviteParams } }, async (req, reply) => {
+    const inv = await deps.invites.usable(req.params.token);
+    if (!inv) throw new AppError('NOT_FOUND', 'invite: unknown, used, revoked or expired');
+    const tenant = await deps.invoicing.team.account(inv.tenant_id);
+    const store = tenant ? await deps.gateway.findStore(tenant.store_code) : undefined;
+    return sendPage(reply, 200, invitePage({ csrf: await csrfToken(req, reply), token: req.params.token, email: inv.email, role: inv.role, storeName: store?.name ?? '' }));
+  });
+
+  app.post('/invite/:token', {
+    config: { consolePublic: true, ...limit },
+    schema: { hide: true, params: InviteParams, body: Type.Object({ ...Csrf, password: Str(200) }) },
+  }, async (req, reply) => {
+    const inv = await deps.invites.usable(req.params.token);
+    if (!inv) throw new AppError('NOT_FOUND', 'invite: unknown, used, revoked or expired');
+    const password = req.body.password ?? '';
+    if (password.length < 8) {
+      const tenant = await deps.invoicing.team.account(inv.tenant_id);
+      const store = tenant ? await deps.gateway.findStore(tenant.store_code) : undefined;
+      return sendPage(reply, 400, invitePage({ csrf: await csrfToken(req, reply), token: req.params.token, email: inv.email, role: inv.role, storeName: store?.name ?? '', error: '비밀번호는 8자 이상이어야 합니다.' }));
+    }
+    const member = await deps.invites.accept(req.params.token, password);
+    const { token, user } = await deps.sessions.signIn(member.email, password, { ip: req.ip, userAgent: String(req.headers['user-agent'] ?? '') });
+    reply.setCookie(cookies.session, token, cookies.options);
+    await deps.audit.record(user, req.ip, 'team.join', member.email);
+    return seeOther(reply, '/console');
+  });
+}

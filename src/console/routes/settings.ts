@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { bizRegNumProblem } from '../../gateway/index.js';
+import type { App } from '../../platform/http.js';
+import { Csrf, digits, Str } from '../forms.js';
+import { csrfToken, renderPage, seeOther, storeKey, userOf, type ConsoleDeps } from '../http.js';
+import { settingsBody, type StoreValues } from '../views/settings.js';
+
+const owner = { consoleRole: 'owner' as const };
+const AUDIT_PAGE = 50;
+
+/** The store's details as the owner may change them; Korean messages per field. */
+export function storeProblems(v: StoreValues): Record<string, string> {
+  const e: Record<string, string> = {};
+  const name = v.name?.trim() ?? '';
+  if (!name || name.length > 60) e.name = '상점 이름은 1~60자여야 합니다.';
+  if ((v.ceoName?.trim().length ?? 0) > 30) e.ceoName = '대표자는 30자까지입니다.';
+  const biz = v.bizRegNum?.trim() ?? '';
+  if (biz && bizRegNumProblem(biz)) e.bizRegNum = '올바른 사업자등록번호가 아닙니다 (10자리, 마지막 자리는 검증 숫자).';
+  const tel = digits(v.tel);
+  if (tel && !/^\d{8,12}$/.test(tel)) e.tel = '전화번호는 8~12자리 숫자여야 합니다.';
+  return e;
+}
+
+/** Settings (docs/console.md, "Settings and audit"), for owners: the store's details and the audit log. */
+export function settingsRoutes(app: App, deps: ConsoleDeps): void {
+  const show = async (req: FastifyRequest, reply: FastifyReply, q: { before?: string; notice?: string }, form?: { values: StoreValues; errors: Record<string, string> }) => {
+    const user = userOf(req);
+    const store = (await deps.payments.store(storeKey(user))) ?? user.store;
+    const before = q.before && /^\d{1,15}$/.test(q.before) ? Number(q.before) : undefined;
+    const audit = await deps.audit.page(user.tenant.id, before, AUDIT_PAGE);
+    const body = settingsBody({
+      store, values: form?.values, errors: form?.errors, csrf: await csrfToken(req, reply), audit: audit.rows,
+      nextHref: audit.next ? `/console/settings?before=${audit.next}` : null, firstHref: before ? '/console/settings' : null,
+    });
+    return renderPage(req, reply, { title: '설정', active: 'settings', body, notice: q.notice === 'saved' ? '상점 정보를 저장했습니다.' : undefined }, form ? 400 : 200);
+  };
+
+  app.get('/settings', { config: owner, schema: { hide: true, querystring: Type.Object({ before: Str(20), notice: Str(20) }) } }, async (req, reply) => show(req, reply, req.query));
+
+  app.post('/settings/store', {
+    config: owner, schema: { hide: true, body: Type.Object({ ...Csrf, name: Str(60), ceoName: Str(30), bizRegNum: Str(20), tel: Str(20) }) },
+  }, async (req, reply) => {
+    const user = userOf(req);
+    const v = req.body;
+    const errors = storeProblems(v);
+    if (Object.keys(errors).length) return show(req, reply, {}, { values: v, errors });
+    const set = { name: v.name!.trim(), ceoName: v.ceoName?.trim() ?? '', bizRegNum: (v.bizRegNum ?? '').replace(/-/g, '').trim(), tel: digits(v.tel) };
+    await deps.payments.updateStore(storeKey(user), set);
+    await deps.audit.record(user, req.ip, 'store.update', user.store.code, `${set.name} / ${set.ceoName} / ${set.bizRegNum} / ${set.tel}`);
+    return seeOther(reply, '/console/settings?notice=saved');
+  });
+}

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isRole } from '../../invoicing/index.js';
+import { AppError } from '../../platform/errors.js';
+import type { App } from '../../platform/http.js';
+import { Csrf, Str } from '../forms.js';
+import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
+import { teamBody } from '../views/team.js';
+
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const owner = { consoleRole: 'owner' as const };
+
+/** The team (docs/console.md, "Team"), for owners: members, roles, invites (the link shown once), removal. */
+export function teamRoutes(app: App, deps: ConsoleDeps): void {
+  const team = deps.invoicing.team;
+  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { link?: string; error?: string; notice?: string } = {}, status = 200) => {
+    const user = userOf(req);
+    const body = teamBody({ members: await team.members(user.tenant.id), invites: await deps.invites.open(user.tenant.id), me: user.member, tenantId: user.tenant.id, csrf: await csrfToken(req, reply), ...extra });
+    return renderPage(req, reply, { title: '팀', active: 'team', body, notice: extra.notice }, status);
+  };
+  const refused = (req: FastifyRequest, reply: FastifyReply, err: unknown) => {
+    if (err instanceof AppError && (err.kind === 'VALIDATION' || err.kind === 'STATE')) return show(req, reply, { error: err.message }, err.httpStatus);
+    throw err;
+  };
+
+  app.get('/team', { config: owner, schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
+    show(req, reply, { notice: { role: '역할을 바꿨습니다.', removed: '멤버를 내보냈습니다.', revoked: '초대를 취소했습니다.' }[req.query.notice ?? ''] }));
+
+  app.post('/team/invite', { config: owner, schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), role: Str(10) }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const role = req.body.role;
+    if (!isRole(role)) return show(req, reply, { error: 'role: must be owner, manager or viewer' }, 400);
+    try {
+      const { invite, token } = await deps.invites.create(user.tenant, user.member, req.body.email ?? '', role);
+      await deps.audit.record(user, req.ip, 'team.invite', invite.email, role);
+      // The link is shown on this answer only: its token is not kept (only its hash).
+      return show(req, reply, { link: `${deps.publicUrl}/console/invite/${token}`, notice: `${invite.email}님을 초대했습니다.` });
+    } catch (err) {
+      return refused(req, reply, err);
+    }
+  });
+
+  app.post('/team/:id/role', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, role: Str(10) }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const role = req.body.role;
+    if (!isRole(role)) return show(req, reply, { error: 'role: must be owner, manager or viewer' }, 400);
+    try {
+      const m = await team.setRole(user.tenant.id, req.params.id, role);
+      await deps.audit.record(user, req.ip, 'team.role', m.email, role);
+    } catch (err) {
+      return refused(req, reply, err);
+    }
+    return seeOther(reply, '/console/team?notice=role');
+  });
+
+  app.post('/team/:id/remove', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const m = (await team.members(user.tenant.id)).find((x) => x.id === req.params.id);
+    if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
+    if (m.id === user.tenant.id) return show(req, reply, { error: 'member: the team\'s first account holds its invoices and points; it cannot be removed' }, 409);
+    // Its sessions end first (they reference the account), then the account and its API tokens.
+    await deps.sessions.drop(m.id);
+    await team.remove(user.tenant.id, m.id);
+    await deps.audit.record(user, req.ip, 'team.remove', m.email);
+    return seeOther(reply, m.id === user.member.id ? '/console/login' : '/console/team?notice=removed');
+  });
+
+  app.post('/team/invites/:id/revoke', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    if (!(await deps.invites.revoke(user.tenant.id, req.params.id))) throw new AppError('NOT_FOUND', 'invite: no such open invite');
+    await deps.audit.record(user, req.ip, 'team.invite_revoke', req.params.id);
+    return seeOther(reply, '/console/team?notice=revoked');
+  });
+}

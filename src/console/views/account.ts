@@ -1,0 +1,31 @@
+import { html, type SafeHtml } from '../../pages/html.js';
+import type { SessionRow } from '../repository.js';
+import { when } from './format.js';
+import { csrfField, ROLE_LABEL, tableRegion } from './shell.js';
+import type { ConsoleUser } from '../sessions.js';
+
+/** A browser as people name it, from its user agent. */
+function browserOf(ua: string): string {
+  const os = /iPhone|iPad/.test(ua) ? 'iOS' : /Android/.test(ua) ? 'Android' : /Windows/.test(ua) ? 'Windows' : /Mac OS X/.test(ua) ? 'macOS' : /Linux/.test(ua) ? 'Linux' : '';
+  const b = /Edg\//.test(ua) ? 'Edge' : /SamsungBrowser/.test(ua) ? 'Samsung Internet' : /Chrome\//.test(ua) ? 'Chrome' : /Firefox\//.test(ua) ? 'Firefox' : /Safari\//.test(ua) ? 'Safari' : ua ? ua.slice(0, 40) : '알 수 없음';
+  return os ? `${b} (${os})` : b;
+}
+
+export function accountBody(v: { user: ConsoleUser; sessions: SessionRow[]; csrf: string; error?: string }): SafeHtml {
+  return html`<h1>내 계정</h1>
+<section class="card"><dl class="facts"><dt>이메일</dt><dd>${v.user.member.email}</dd><dt>역할</dt><dd>${ROLE_LABEL[v.user.member.role]}</dd><dt>상점</dt><dd>${v.user.store.name}</dd></dl></section>
+<section aria-labelledby="sessions-title"><h2 id="sessions-title">로그인한 기기</h2>
+${tableRegion('로그인한 기기', html`<table class="list"><thead><tr><th scope="col">기기</th><th scope="col">주소</th><th scope="col">로그인</th><th scope="col">마지막 사용</th><th scope="col">관리</th></tr></thead>
+<tbody>${v.sessions.map((s) => html`<tr><td>${browserOf(s.user_agent)}${s.id === v.user.sessionId ? html` <span class="badge ok">지금 이 기기</span>` : ''}</td><td>${s.ip}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
+<td>${s.id === v.user.sessionId ? '' : html`<form method="post" action="/console/account/sessions/revoke">${csrfField(v.csrf)}<input type="hidden" name="session" value="${s.id}"><button class="link-btn" type="submit">로그아웃시키기</button></form>`}</td></tr>`)}</tbody></table>`)}
+<form method="post" action="/console/account/sessions/revoke-all" class="actions">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">모든 기기에서 로그아웃</button></form>
+</section>
+<form method="post" action="/console/account/password" class="card">
+${csrfField(v.csrf)}
+<h2>비밀번호 변경</h2>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+<div class="field"><label for="current">지금 비밀번호</label><input id="current" name="current" type="password" autocomplete="current-password" required maxlength="200"></div>
+<div class="field"><label for="next">새 비밀번호</label><input id="next" name="next" type="password" autocomplete="new-password" required minlength="8" maxlength="200" aria-describedby="next-hint"><span class="hint" id="next-hint">8자 이상. 바꾸면 모든 기기에서 로그아웃되고 API 토큰도 폐기됩니다.</span></div>
+<button class="btn" type="submit">비밀번호 바꾸기</button>
+</form>`;
+}

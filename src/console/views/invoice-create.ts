@@ -1,0 +1,109 @@
+import { SEND_CHANNELS, type TemplateView } from '../../invoicing/index.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { SEND_CHANNEL_LABEL } from '../../pages/labels.js';
+import { won } from '../../platform/format.js';
+import type { RecipientRow } from '../recipients.js';
+import { num, phone } from './format.js';
+import { csrfField, tableRegion } from './shell.js';
+
+/** What the shared part of both forms holds (as typed, so a form comes back filled after an error). */
+export interface CommonValues {
+  reason?: string;
+  description?: string;
+  sendChannel?: string;
+  template?: string;
+  webhookUrl?: string;
+}
+
+const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
+
+function common(v: CommonValues, templates: TemplateView[]): SafeHtml {
+  return html`<div class="field"><label for="template">템플릿</label><select id="template" name="template" aria-describedby="template-hint">${option('', '사용 안 함', v.template)}${templates.map((t) => option(t.id, `${t.name} (${t.reason}${t.amount ? `, ${won(t.amount)}` : ''})`, v.template))}</select>
+<span class="hint" id="template-hint">비워 둔 청구 사유·안내·금액·발송 방법을 템플릿이 채웁니다. 적은 값이 우선합니다.</span></div>
+<div class="field"><label for="reason">청구 사유</label><input id="reason" name="reason" maxlength="60" value="${v.reason ?? ''}" aria-describedby="reason-hint"><span class="hint" id="reason-hint">알림에 보입니다 (60자까지)</span></div>
+<div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200">${v.description ?? ''}</textarea></div>
+<div class="field"><label for="sendChannel">발송 방법</label><select id="sendChannel" name="sendChannel">${option('', '템플릿 또는 알림톡', v.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], v.sendChannel))}</select></div>
+<div class="field"><label for="webhookUrl">웹훅 주소 (선택)</label><input id="webhookUrl" name="webhookUrl" type="url" maxlength="500" value="${v.webhookUrl ?? ''}" aria-describedby="webhook-hint"><span class="hint" id="webhook-hint">결제·취소 때 POST를 받을 https:// 주소 (개발자용)</span></div>`;
+}
+
+export interface SingleValues extends CommonValues {
+  name?: string;
+  phone?: string;
+  guardianPhone?: string;
+  amount?: string;
+  items?: string;
+  requestId: string;
+}
+
+export function singleForm(v: { csrf: string; templates: TemplateView[]; values: SingleValues; error?: string; costs: { ALIMTALK: number; SMS: number }; balance: number }): SafeHtml {
+  const x = v.values;
+  return html`<p><a href="/console/invoices">← 청구서 목록</a></p>
+<h1>청구서 보내기</h1>
+<p class="muted">발송 포인트 ${num(v.balance)}P · 한 통에 알림톡 ${v.costs.ALIMTALK}P, 문자 ${v.costs.SMS}P. <a href="/console/invoices/bulk">여러 명에게는 CSV로</a></p>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+<form method="post" action="/console/invoices/new" class="card">
+${csrfField(v.csrf)}
+<input type="hidden" name="requestId" value="${x.requestId}">
+<div class="grid2">
+<div class="field"><label for="name">받는 분 이름</label><input id="name" name="name" required maxlength="30" value="${x.name ?? ''}"></div>
+<div class="field"><label for="phone">전화번호</label><input id="phone" name="phone" type="tel" inputmode="numeric" required maxlength="13" value="${x.phone ?? ''}"></div>
+<div class="field"><label for="guardianPhone">보호자 전화번호 (선택)</label><input id="guardianPhone" name="guardianPhone" type="tel" inputmode="numeric" maxlength="13" value="${x.guardianPhone ?? ''}" aria-describedby="guardian-hint"><span class="hint" id="guardian-hint">있으면 이 번호로 보냅니다</span></div>
+<div class="field"><label for="amount">금액 (원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"></div>
+</div>
+${common(x, v.templates)}
+<div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}" aria-describedby="items-hint"><span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분 (예: 교재:15000; 레슨:100000). 합계가 금액과 같아야 합니다</span></div>
+<button class="btn" type="submit">보내기</button>
+</form>`;
+}
+
+export function bulkForm(v: { csrf: string; templates: TemplateView[]; values: CommonValues & { csv?: string }; error?: string }): SafeHtml {
+  return html`<p><a href="/console/invoices">← 청구서 목록</a></p>
+<h1>CSV로 여러 명에게 보내기</h1>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+<section class="card"><h2>CSV 형식</h2>
+<p>한 줄에 한 명: <strong>이름, 전화번호, 금액</strong>, 선택으로 <strong>보호자 전화번호, 항목</strong>. 첫 줄에 열 이름(이름, 전화번호, 금액, 보호자 전화번호, 항목)을 쓰면 순서는 자유입니다. 항목은 <code>교재:15000; 레슨:100000:2</code>처럼 적습니다. 엑셀에서 "CSV UTF-8"로 저장하세요.</p>
+<pre class="secret">이름,전화번호,금액
+홍길동,010-1234-5678,128000
+김영희,01098765432,98000</pre></section>
+<form method="post" action="/console/invoices/bulk/preview" enctype="multipart/form-data" class="card">
+${csrfField(v.csrf)}
+<div class="field"><label for="file">CSV 파일</label><input id="file" name="file" type="file" accept=".csv,text/csv"></div>
+<div class="field"><label for="csv">또는 붙여넣기</label><textarea id="csv" name="csv" rows="8">${v.values.csv ?? ''}</textarea></div>
+${common(v.values, v.templates)}
+<button class="btn" type="submit">미리 보기</button>
+</form>`;
+}
+
+export function bulkPreview(v: {
+  csrf: string; rows: RecipientRow[]; values: CommonValues; csv: string; templateAmount: number | null; cost: number; perMessage: number; balance: number; error?: string;
+}): SafeHtml {
+  const bad = v.rows.filter((r) => r.errors.length > 0);
+  const total = v.rows.reduce((s, r) => s + (r.amount ?? v.templateAmount ?? 0), 0);
+  const short = v.cost > v.balance;
+  const sendable = bad.length === 0 && !short && v.rows.length > 0;
+  return html`<p><a href="/console/invoices/bulk">← 다시 올리기</a></p>
+<h1>미리 보기: ${num(v.rows.length)}명</h1>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${bad.length ? html`<div class="alert" role="alert"><p>${num(bad.length)}개 행에 문제가 있습니다. CSV를 고쳐 다시 올려 주세요.</p></div>` : ''}
+<div class="stats">
+<div class="stat"><p class="label">받는 분</p><p class="value">${num(v.rows.length)}명</p></div>
+<div class="stat"><p class="label">청구 합계</p><p class="value">${won(total)}</p></div>
+<div class="stat"><p class="label">필요한 포인트</p><p class="value">${num(v.cost)}P</p><p class="sub">한 통 ${v.perMessage}P</p></div>
+<div class="stat"><p class="label">보유 포인트</p><p class="value">${num(v.balance)}P</p>${short ? html`<p class="sub"><a href="/console/points">${num(v.cost - v.balance)}P 부족: 충전하기</a></p>` : ''}</div>
+</div>
+${tableRegion('받는 분 미리 보기', html`<table class="list"><thead><tr><th scope="col">행</th><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th><th scope="col">확인</th></tr></thead>
+<tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td>${r.line}</td><td>${r.name}</td><td>${phone(r.phone)}</td><td>${phone(r.guardianPhone)}</td>
+<td class="num">${r.amount !== null ? won(r.amount) : v.templateAmount !== null ? html`${won(v.templateAmount)} <span class="muted">(템플릿)</span>` : ''}</td>
+<td class="wrap">${r.items ? r.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ') : ''}</td>
+<td class="wrap">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td></tr>`)}</tbody></table>`)}
+${sendable ? html`<form method="post" action="/console/invoices/bulk" class="actions">
+${csrfField(v.csrf)}
+<input type="hidden" name="csv" value="${v.csv}">
+<input type="hidden" name="reason" value="${v.values.reason ?? ''}">
+<input type="hidden" name="description" value="${v.values.description ?? ''}">
+<input type="hidden" name="sendChannel" value="${v.values.sendChannel ?? ''}">
+<input type="hidden" name="template" value="${v.values.template ?? ''}">
+<input type="hidden" name="webhookUrl" value="${v.values.webhookUrl ?? ''}">
+<button class="btn" type="submit">${num(v.rows.length)}명에게 보내기 (${num(v.cost)}P)</button>
+</form>` : ''}`;
+}

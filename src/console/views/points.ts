@@ -1,0 +1,47 @@
+import type { LedgerKind, Recharge } from '../../invoicing/index.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { LEDGER_KIND_LABEL } from '../../pages/labels.js';
+import { won } from '../../platform/format.js';
+import { num, when } from './format.js';
+import { csrfField, tableRegion } from './shell.js';
+
+export interface LedgerRow {
+  id: number;
+  delta: number;
+  kind: LedgerKind;
+  memo: string | null;
+  created_at: number;
+  invoice_unique_id: string | null;
+  invoice_receiver: string | null;
+  invoice_reason: string | null;
+}
+
+export function pointsBody(v: {
+  balance: number; costs: { ALIMTALK: number; SMS: number }; rows: LedgerRow[]; nextHref: string | null; firstHref: string | null;
+  recharges: Recharge[]; mode: 'card' | 'instant' | 'unavailable'; canRecharge: boolean; csrf: string; limits: { min: number; max: number }; error?: string;
+}): SafeHtml {
+  const form = v.canRecharge && v.mode !== 'unavailable' ? html`<form method="post" action="/console/points/recharge" class="card">
+${csrfField(v.csrf)}
+<h2>충전</h2>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+<div class="field"><label for="points">충전할 포인트</label><input id="points" name="points" inputmode="numeric" required value="10000" aria-describedby="points-hint">
+<span class="hint" id="points-hint">${num(v.limits.min)}P ~ ${num(v.limits.max)}P, 1P = 1원. ${v.mode === 'card' ? 'Sunap 결제 페이지에서 카드로 결제하면 승인되는 즉시 충전됩니다.' : '샌드박스: 결제 없이 바로 충전됩니다.'}</span></div>
+<button class="btn" type="submit">${v.mode === 'card' ? '카드로 결제하고 충전' : '바로 충전 (샌드박스)'}</button>
+</form>` : v.mode === 'unavailable' ? html`<p class="card muted">포인트 충전이 설정되지 않았습니다. 운영자에게 문의해 주세요.</p>` : '';
+  return html`<h1>발송 포인트</h1>
+<div class="stats">
+<div class="stat"><p class="label">잔액</p><p class="value">${num(v.balance)}P</p></div>
+<div class="stat"><p class="label">한 통 비용</p><p class="value">알림톡 ${v.costs.ALIMTALK}P</p><p class="sub">문자 ${v.costs.SMS}P</p></div>
+</div>
+${form}
+${v.recharges.length ? html`<section class="card" aria-labelledby="recharges-title"><h2 id="recharges-title">최근 충전</h2>
+${tableRegion('최근 충전', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col" class="num">포인트</th><th scope="col" class="num">결제 금액</th><th scope="col">상태</th></tr></thead>
+<tbody>${v.recharges.map((r) => html`<tr><td>${when(r.created_at)}</td><td class="num">${num(Number(r.points))}P</td><td class="num">${Number(r.amount) ? won(Number(r.amount)) : '-'}</td>
+<td>${r.status === 'CREDITED' ? html`<span class="badge ok">충전됨</span>` : html`<span class="badge warn">결제 대기</span>`}</td></tr>`)}</tbody></table>`)}</section>` : ''}
+<section aria-labelledby="ledger-title"><h2 id="ledger-title">포인트 내역</h2>
+${v.rows.length === 0 ? html`<p class="card">내역이 없습니다.</p>` : tableRegion('포인트 내역', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">종류</th><th scope="col" class="num">변동</th><th scope="col">청구서</th><th scope="col">메모</th></tr></thead>
+<tbody>${v.rows.map((r) => html`<tr><td>${when(r.created_at)}</td><td>${LEDGER_KIND_LABEL[r.kind]}</td><td class="num">${Number(r.delta) > 0 ? '+' : ''}${num(Number(r.delta))}P</td>
+<td>${r.invoice_unique_id ? html`<a href="/console/invoices/${r.invoice_unique_id}">${r.invoice_receiver} · ${r.invoice_reason}</a>` : ''}</td><td class="wrap">${r.memo ?? ''}</td></tr>`)}</tbody></table>`)}
+<nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>
+</section>`;
+}

@@ -1,0 +1,41 @@
+import type { Store } from '../../gateway/index.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { AUDIT_ACTIONS, type AuditAction } from '../audit.js';
+import type { AuditRow } from '../repository.js';
+import { whenSeconds } from './format.js';
+import { csrfField, tableRegion } from './shell.js';
+
+export interface StoreValues {
+  name?: string;
+  ceoName?: string;
+  bizRegNum?: string;
+  tel?: string;
+}
+
+export function settingsBody(v: { store: Store; values?: StoreValues; errors?: Record<string, string>; csrf: string; audit: AuditRow[]; nextHref: string | null; firstHref: string | null }): SafeHtml {
+  const x = v.values ?? { name: v.store.name, ceoName: v.store.ceo_name, bizRegNum: v.store.biz_reg_num, tel: v.store.tel };
+  const e = v.errors ?? {};
+  const input = (id: keyof StoreValues, label: string, attrs: SafeHtml, hint?: string) => html`<div class="field"><label for="${id}">${label}</label>
+<input id="${id}" name="${id}" value="${x[id] ?? ''}" ${attrs}${e[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : hint ? html` aria-describedby="${id}-hint"` : ''}>
+${e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}</div>`;
+  const label = (a: string) => (a in AUDIT_ACTIONS ? AUDIT_ACTIONS[a as AuditAction] : a);
+  return html`<h1>설정</h1>
+<form method="post" action="/console/settings/store" class="card">
+${csrfField(v.csrf)}
+<h2>상점 정보</h2>
+<p class="muted">상점 코드 <code>${v.store.code}</code> · 고객의 결제 화면과 알림에 보입니다.</p>
+${Object.keys(e).length ? html`<div class="alert" role="alert"><p>입력을 확인해 주세요.</p></div>` : ''}
+<div class="grid2">
+${input('name', '상점 이름', html`required maxlength="60"`)}
+${input('ceoName', '대표자', html`maxlength="30"`)}
+${input('bizRegNum', '사업자등록번호', html`inputmode="numeric" maxlength="12"`, '10자리 (- 포함 가능)')}
+${input('tel', '전화번호', html`type="tel" inputmode="numeric" maxlength="14"`)}
+</div>
+<button class="btn" type="submit">저장</button>
+</form>
+<section aria-labelledby="audit-title"><h2 id="audit-title">활동 기록</h2>
+${v.audit.length === 0 ? html`<p class="card">기록이 없습니다.</p>` : tableRegion('활동 기록', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">누가</th><th scope="col">무엇을</th><th scope="col">대상</th><th scope="col">내용</th><th scope="col">어디서</th></tr></thead>
+<tbody>${v.audit.map((a) => html`<tr><td>${whenSeconds(a.created_at)}</td><td>${a.actor_email}</td><td>${label(a.action)}</td><td class="wrap">${a.target ?? ''}</td><td class="wrap">${a.detail ?? ''}</td><td>${a.ip}</td></tr>`)}</tbody></table>`)}
+<nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>
+</section>`;
+}

@@ -1,0 +1,128 @@
+import { sql } from 'kysely';
+import type { OrderType, PayPath, PaymentState } from './payment-state.js';
+import type { Db, Payment, Store } from './repository.js';
+
+/**
+ * SQL of what the console asks of the gateway: the payment list and search of one store, a
+ * payment's timeline, sales by day, failing callbacks, the store's details. Every query filters
+ * by platform and store.
+ */
+export interface PaymentFilter {
+  state?: PaymentState;
+  payPath?: PayPath;
+  orderType?: OrderType;
+  /** Requested at or after (epoch ms). */
+  from?: number;
+  /** Requested before (epoch ms). */
+  to?: number;
+  /**
+   * One search term, matched whole within the store: TRANS_SEQNO, payer name, approval
+   * number, phone (digits, dashes ignored) or the card's last 4 digits.
+   */
+  q?: string;
+}
+
+export interface StoreKey {
+  platformCode: string;
+  storeCode: string;
+}
+
+const LIST_COLUMNS = [
+  'id', 'trans_seqno', 'state', 'amount', 'mobile_no', 'pay_user_name', 'request_reason', 'order_type', 'pay_path', 'approval_number',
+  'approval_at', 'issuer_name', 'installment_month', 'card_bin', 'card_last4', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at',
+] as const;
+export type PaymentListRow = Pick<Payment, (typeof LIST_COLUMNS)[number]>;
+
+/**
+ * A page of the store's payments matching the filter, newest first, after the keyset cursor
+ * (created_at, id). Each searched column has its own (store, column, created_at) index, so a
+ * search reads only the matching rows however many payments the store has.
+ */
+export async function searchPayments(db: Db, s: StoreKey, f: PaymentFilter, opts: { after?: { at: number; id: string }; limit: number }): Promise<PaymentListRow[]> {
+  const page = () => {
+    let q = db.selectFrom('payments').select(LIST_COLUMNS).where('platform_code', '=', s.platformCode).where('store_code', '=', s.storeCode);
+    if (f.state) q = q.where('state', '=', f.state);
+    if (f.payPath) q = q.where('pay_path', '=', f.payPath);
+    if (f.orderType) q = q.where('order_type', '=', f.orderType);
+    if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+    if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+    if (opts.after) {
+      const a = opts.after;
+      q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));
+    }
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit);
+  };
+  if (!f.q) return page().execute();
+  // One query per searched column, each a range of that column's (store, column, created_at)
+  // index, merged here: a single OR over the columns lets the planner walk the store's whole
+  // (created_at) index and test every row instead (SQLite does).
+  const term = f.q;
+  const digits = term.replace(/[\s-]/g, '');
+  const searches = [page().where('trans_seqno', '=', term), page().where('pay_user_name', '=', term), page().where('approval_number', '=', term)];
+  if (/^\d{9,11}$/.test(digits)) searches.push(page().where('mobile_no', '=', digits));
+  if (/^\d{4}$/.test(term)) searches.push(page().where('card_last4', '=', term));
+  return newestFirst((await Promise.all(searches.map((q) => q.execute()))).flat(), opts.limit);
+}
+
+/** Rows of several searches as one page: each once, newest first (created_at, then id), at most `limit`. */
+export function newestFirst<R extends { id: string | number; created_at: number }>(rows: R[], limit: number): R[] {
+  const seen = new Set<string | number>();
+  return rows.filter((r) => !seen.has(r.id) && seen.add(r.id))
+    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
+    .slice(0, limit);
+}
+
+/** A payment's attempts at the card processor, oldest first. */
+export async function attemptsOf(db: Db, paymentId: string) {
+  return db.selectFrom('payment_attempts').selectAll().where('payment_id', '=', paymentId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** Every CONFIRM_URL callback attempt of a payment, oldest first. */
+export async function callbackAttemptsOf(db: Db, paymentId: string) {
+  return db.selectFrom('outbound_attempts').select(['attempt_no', 'url', 'status_code', 'error', 'duration_ms', 'created_at'])
+    .where('target', '=', 'CALLBACK').where('ref_id', '=', paymentId).orderBy('id').execute();
+}
+
+/** The payment's callback job, if any: whether more attempts will come, and when. */
+export async function callbackJobOf(db: Db, paymentId: string) {
+  return db.selectFrom('jobs').select(['status', 'attempts', 'max_attempts', 'run_at']).where('unique_key', '=', `callback:${paymentId}`).executeTakeFirst();
+}
+
+const DAY_MS = 86_400_000;
+const KST_MS = 9 * 3_600_000;
+
+/** Approvals (count, amount) and cancels (count, amount) of the store per KST day in [from, to). */
+export async function salesByDay(db: Db, s: StoreKey, from: number, to: number) {
+  // Literals, not parameters: SQLite binds a JS number as a float, which would make this a
+  // fractional day per payment instead of an integer division.
+  const day = (col: 'approval_at' | 'cancel_at') => sql<number>`(${sql.ref(col)} + ${sql.lit(KST_MS)}) / ${sql.lit(DAY_MS)}`;
+  const paid = await db.selectFrom('payments')
+    .select((eb) => [day('approval_at').as('day'), eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('amount').as('total')])
+    .where('store_code', '=', s.storeCode).where('platform_code', '=', s.platformCode)
+    .where('approval_at', '>=', from).where('approval_at', '<', to).groupBy(day('approval_at')).execute();
+  const canceled = await db.selectFrom('payments')
+    .select((eb) => [day('cancel_at').as('day'), eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('cancel_amount').as('total')])
+    .where('store_code', '=', s.storeCode).where('platform_code', '=', s.platformCode)
+    .where('cancel_at', '>=', from).where('cancel_at', '<', to).groupBy(day('cancel_at')).execute();
+  const num = (rows: { day: number; n: number; total: number | null }[]) => rows.map((r) => ({ day: Number(r.day), n: Number(r.n), total: Number(r.total ?? 0) }));
+  return { paid: num(paid), canceled: num(canceled) };
+}
+
+/**
+ * Approved payments of the store (since `since`) whose CONFIRM_URL callback has failed and
+ * not succeeded yet: still retrying, or given up. The newest few, and how many.
+ */
+export async function failingCallbacks(db: Db, s: StoreKey, since: number, limit: number) {
+  const base = db.selectFrom('payments').where('store_code', '=', s.storeCode).where('platform_code', '=', s.platformCode)
+    .where('approval_at', '>=', since).where('confirm_url', 'is not', null)
+    .where((eb) => eb.exists(eb.selectFrom('outbound_attempts as o').select('o.id').where('o.target', '=', 'CALLBACK').whereRef('o.ref_id', '=', 'payments.id').where('o.error', 'is not', null)))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('outbound_attempts as o').select('o.id').where('o.target', '=', 'CALLBACK').whereRef('o.ref_id', '=', 'payments.id').where('o.error', 'is', null))));
+  const n = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const rows = await base.select(['trans_seqno', 'approval_at', 'pay_user_name', 'amount']).orderBy('approval_at', 'desc').limit(limit).execute();
+  return { count: Number(n.n), rows };
+}
+
+export async function updateStore(db: Db, s: StoreKey, set: Pick<Store, 'name' | 'ceo_name' | 'biz_reg_num' | 'tel'>): Promise<boolean> {
+  const r = await db.updateTable('stores').set(set).where('platform_code', '=', s.platformCode).where('code', '=', s.storeCode).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}

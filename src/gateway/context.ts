@@ -1,0 +1,38 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { Database } from '../db/index.js';
+import type { CardProcessor } from '../ports/card-processor.js';
+import type { Clock } from '../platform/clock.js';
+import type { Payment } from './repository.js';
+
+/**
+ * Lets another part of the service act in the same transaction as a payment change (the
+ * invoicing side moves its invoice and writes its webhook event there). Called only when the
+ * change really happened.
+ */
+export interface PaymentListener {
+  onApproved?(trx: Transaction<Database>, payment: Payment): Promise<void>;
+  onCanceled?(trx: Transaction<Database>, payment: Payment): Promise<void>;
+  onDeleted?(trx: Transaction<Database>, payment: Payment): Promise<void>;
+}
+
+export interface CallbackPayload {
+  paymentId: string;
+}
+
+/** What the payment operations (approval, cancellation, reconcile) work with. */
+export interface GatewayContext {
+  db: Kysely<Database>;
+  clock: Clock;
+  processor: CardProcessor;
+  log: Logger;
+  listeners: readonly PaymentListener[];
+  /** Called after a commit that made jobs due, so a worker picks them up at once. */
+  wake: () => void;
+  /** How long an attempt stays open before the reconcile takes it for abandoned (`staleAttemptMs`). */
+  staleAttemptMs: number;
+  /** Settles the payment's attempt if a dead process left it open; true when it did. */
+  reconcile: (paymentId: string) => Promise<boolean>;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,214 @@
+import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import type { AccountTable, BillTemplateTable, RechargeTable } from '../db/schema.js';
+import type { AccountRole, InvoiceSendStatus, InvoiceStatus } from './invoice-state.js';
+import type { Account, Db } from './repository.js';
+
+/**
+ * SQL of what the console asks of the invoicing side beyond the API: templates, the team's
+ * accounts, recharges, the ledger, and the invoice search. Every query filters by the team's
+ * account (the tenant); the few that do not say who may call them.
+ */
+export type BillTemplate = Selectable<BillTemplateTable>;
+export type Recharge = Selectable<RechargeTable>;
+
+// ---- templates ----------------------------------------------------------------------------
+
+export async function listTemplates(db: Db, accountId: string): Promise<BillTemplate[]> {
+  return db.selectFrom('bill_templates').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+export async function countTemplates(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('bill_templates').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function findTemplate(db: Db, accountId: string, id: string): Promise<BillTemplate | undefined> {
+  return db.selectFrom('bill_templates').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertTemplate(db: Db, row: Insertable<BillTemplateTable>): Promise<void> {
+  await db.insertInto('bill_templates').values(row).execute();
+}
+
+export async function updateTemplate(db: Db, accountId: string, id: string, set: Updateable<BillTemplateTable>): Promise<boolean> {
+  const r = await db.updateTable('bill_templates').set(set).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function deleteTemplate(db: Db, accountId: string, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('bill_templates').where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+// ---- the team -----------------------------------------------------------------------------
+
+/** The team's accounts, the first owner first. */
+export async function teamAccounts(db: Db, tenantId: string): Promise<Account[]> {
+  return db.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** A member of the team, or undefined (another team's account reads as unknown). */
+export async function teamAccount(db: Db, tenantId: string, accountId: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', accountId).executeTakeFirst();
+}
+
+/** A member's account: no wallet of its own (the team's wallet is the tenant's). */
+export async function insertMember(db: Db, a: Insertable<AccountTable>): Promise<void> {
+  await db.insertInto('accounts').values(a).execute();
+}
+
+export async function setRole(db: Db, tenantId: string, accountId: string, role: AccountRole): Promise<boolean> {
+  const r = await db.updateTable('accounts').set({ role }).where('tenant_id', '=', tenantId).where('id', '=', accountId).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function countOwners(db: Db, tenantId: string): Promise<number> {
+  const r = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+export async function setPasswordHash(db: Db, accountId: string, hash: string): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute();
+}
+
+/** Removes a member (never the tenant itself): its API tokens first, then the account. */
+export async function deleteMember(db: Db, tenantId: string, accountId: string): Promise<boolean> {
+  if (tenantId === accountId) return false;
+  await db.deleteFrom('auth_tokens').where('account_id', '=', accountId).execute();
+  const r = await db.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', accountId).executeTakeFirst();
+  return Number(r.numDeletedRows) === 1;
+}
+
+/** Revokes every API token of an account (a removed member, a changed password). */
+export async function revokeAllTokens(db: Db, accountId: string, now: number): Promise<void> {
+  await db.updateTable('auth_tokens').set({ revoked_at: now }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+}
+
+// ---- recharges ----------------------------------------------------------------------------
+
+export async function insertRecharge(db: Db, row: Recharge): Promise<void> {
+  await db.insertInto('recharges').values(row).execute();
+}
+
+export async function findRecharge(db: Db, accountId: string, id: string): Promise<Recharge | undefined> {
+  return db.selectFrom('recharges').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The recharge a payment pays for: the payment listener's lookup (same store only). */
+export async function findRechargeByPayment(db: Db, paymentId: string, storeCode: string): Promise<Recharge | undefined> {
+  return db.selectFrom('recharges').selectAll().where('payment_id', '=', paymentId).where('store_code', '=', storeCode).executeTakeFirst();
+}
+
+/** PENDING → CREDITED, once: false when it was credited already. */
+export async function markCredited(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('recharges').set({ status: 'CREDITED', credited_at: now }).where('id', '=', id).where('status', '=', 'PENDING').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function recentRecharges(db: Db, accountId: string, limit: number): Promise<Recharge[]> {
+  return db.selectFrom('recharges').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+}
+
+// ---- the ledger ---------------------------------------------------------------------------
+
+/**
+ * A page of the account's ledger, newest first (keyset on id), each row with the invoice its
+ * send belongs to (RESERVE and REFUND rows name a send).
+ */
+export async function ledgerPage(db: Db, accountId: string, opts: { beforeId?: number; limit: number }) {
+  let q = db.selectFrom('ledger')
+    .leftJoin('sends', (j) => j.onRef('sends.id', '=', 'ledger.ref').on('sends.account_id', '=', accountId))
+    .leftJoin('invoices', (j) => j.onRef('invoices.id', '=', 'sends.invoice_id').on('invoices.account_id', '=', accountId))
+    .select(['ledger.id', 'ledger.delta', 'ledger.kind', 'ledger.ref', 'ledger.memo', 'ledger.created_at',
+      'invoices.unique_id as invoice_unique_id', 'invoices.receiver_name as invoice_receiver', 'invoices.reason as invoice_reason'])
+    .where('ledger.account_id', '=', accountId);
+  if (opts.beforeId !== undefined) q = q.where('ledger.id', '<', opts.beforeId);
+  return q.orderBy('ledger.id', 'desc').limit(opts.limit).execute();
+}
+
+// ---- invoices: search, deliveries ---------------------------------------------------------
+
+export interface InvoiceFilter {
+  status?: InvoiceStatus;
+  sendStatus?: InvoiceSendStatus;
+  from?: number;
+  to?: number;
+  /** One search term, matched whole: name, phone (digits), guardian phone, reason, requestId or TRANS_SEQNO. */
+  q?: string;
+}
+
+const INVOICE_LIST_COLUMNS = [
+  'id', 'unique_id', 'trans_seqno', 'status', 'send_status', 'receiver_name', 'receiver_phone', 'guardian_phone', 'amount', 'reason',
+  'created_at', 'done_at', 'canceled_at', 'send_count', 'send_channel', 'request_id',
+] as const;
+
+/**
+ * A page of the account's live invoices matching the filter, newest first, after the keyset
+ * cursor (created_at, id). Each searched column is matched whole through its own index, so a
+ * search costs the same on a hundred invoices or a hundred thousand.
+ */
+export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter, opts: { after?: { at: number; id: number }; limit: number }) {
+  const page = () => {
+    let q = db.selectFrom('invoices').select(INVOICE_LIST_COLUMNS).where('account_id', '=', accountId).where('deleted_at', 'is', null);
+    if (f.status) q = q.where('status', '=', f.status);
+    if (f.sendStatus) q = q.where('send_status', '=', f.sendStatus);
+    if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
+    if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+    if (opts.after) {
+      const a = opts.after;
+      q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));
+    }
+    return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit);
+  };
+  if (!f.q) return page().execute();
+  // One query per searched column through its own index, merged here (an OR over the columns
+  // would walk the account's whole (created_at) index on SQLite).
+  const term = f.q;
+  const digits = term.replace(/[\s-]/g, '');
+  const searches = [page().where('receiver_name', '=', term), page().where('reason', '=', term), page().where('request_id', '=', term), page().where('trans_seqno', '=', term)];
+  if (/^\d{9,11}$/.test(digits)) searches.push(page().where('receiver_phone', '=', digits), page().where('guardian_phone', '=', digits));
+  const rows = (await Promise.all(searches.map((q) => q.execute()))).flat();
+  const seen = new Set<number>();
+  return rows.filter((r) => !seen.has(Number(r.id)) && seen.add(Number(r.id)))
+    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || Number(y.id) - Number(x.id))
+    .slice(0, opts.limit);
+}
+export type InvoiceListRow = Awaited<ReturnType<typeof searchInvoices>>[number];
+
+/** The invoice's webhook events with every delivery attempt (for its detail page). */
+export async function webhookDeliveries(db: Db, accountId: string, invoiceId: number) {
+  const events = await db.selectFrom('webhook_events').select(['id', 'event', 'url', 'status', 'attempts', 'created_at', 'updated_at'])
+    .where('account_id', '=', accountId).where('invoice_id', '=', invoiceId).orderBy('id').execute();
+  if (events.length === 0) return [];
+  const attempts = await db.selectFrom('outbound_attempts').select(['ref_id', 'attempt_no', 'status_code', 'error', 'duration_ms', 'created_at'])
+    .where('target', '=', 'WEBHOOK').where('ref_id', 'in', events.map((e) => String(e.id))).orderBy('id').execute();
+  return events.map((e) => ({ ...e, attempts: attempts.filter((a) => a.ref_id === String(e.id)) }));
+}
+
+/** Webhook events of the account that are failing: retrying after a failure, or given up. */
+export async function failingWebhooks(db: Db, accountId: string): Promise<{ retrying: number; abandoned: number }> {
+  const rows = await db.selectFrom('webhook_events').select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('status', '=', 'ABANDONED'), eb.and([eb('status', '=', 'PENDING'), eb('attempts', '>', 0)])]))
+    .groupBy('status').execute();
+  const n = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
+  return { retrying: n('PENDING'), abandoned: n('ABANDONED') };
+}
+
+/** Every live invoice of the account matching the filter, for an export: one keyset page at a time. */
+export async function* allInvoices(db: Db, accountId: string, f: InvoiceFilter, pageSize = 1000): AsyncGenerator<InvoiceListRow> {
+  let after: { at: number; id: number } | undefined;
+  for (;;) {
+    const rows = await searchInvoices(db, accountId, f, { after, limit: pageSize });
+    for (const r of rows) yield r;
+    if (rows.length < pageSize) return;
+    const last = rows[rows.length - 1]!;
+    after = { at: Number(last.created_at), id: Number(last.id) };
+  }
+}
+
+/** Sum of the ledger (the points invariant, for the console's own check). */
+export async function ledgerSum(db: Db, accountId: string): Promise<number> {
+  const r = await db.selectFrom('ledger').select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), sql<number>`0`).as('s')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(r.s);
+}

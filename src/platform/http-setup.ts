@@ -1,0 +1,97 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { answer, appAnswer, gatewayAnswer, type Answer } from './errors.js';
+import type { App } from './http.js';
+import type { Metrics } from './metrics.js';
+import { checker } from './validation.js';
+
+/**
+ * How deep a JSON body may nest. The deepest real body (recipientItems[].items[]) has five
+ * levels; a body nested thousands deep would reach recursive code (the requestId fingerprint)
+ * and overflow the stack as a 500.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when the JSON text nests brackets deeper than `max`; strings are skipped, so `"[[["` counts nothing. */
+export function jsonNestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * What every route shares: schema validation whose first error names the field, the JSON body
+ * parser behind a nesting limit, the security headers, metrics per request, and the one
+ * error handler that turns any error into its surface's answer (src/platform/errors.ts).
+ */
+export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: Record<string, string>; isPage: (url: string) => boolean; renderPageProblem: (status: number) => string; pageHeaders: () => Record<string, string> }): {
+  onFrameworkError: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void;
+} {
+  // One schema drives validation and docs; its first error names the field (`members[0].studentPhone: ...`).
+  app.setValidatorCompiler(({ schema }) => {
+    const c = checker(schema as never);
+    return (data: unknown) => {
+      const err = c.firstError(data);
+      return err ? { error: Object.assign(new Error(err), { validationMessage: err }) } : { value: data };
+    };
+  });
+
+  // The default JSON parser (prototype-poisoning checks included), behind a nesting limit.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
+      done(Object.assign(new Error(`body: is nested more than ${MAX_JSON_DEPTH} levels deep`), { statusCode: 400, code: 'SUNAP_JSON_TOO_DEEP' }), undefined);
+      return;
+    }
+    parseJson(req, body as string, done);
+  });
+
+  app.addHook('onRequest', (_req, reply, done) => {
+    reply.headers(deps.securityHeaders);
+    done();
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    const code = req.resultCode || String(reply.statusCode);
+    deps.metrics.requests.inc({ method: req.method, route, status: String(reply.statusCode), result_code: code });
+    deps.metrics.latency.observe({ method: req.method, route, result_code: code }, reply.elapsedTime / 1000);
+  });
+
+  const send = (req: FastifyRequest, reply: FastifyReply, a: Answer) => {
+    req.resultCode = a.resultCode;
+    return reply.code(a.status).send(a.body);
+  };
+  const onError = async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const a = req.url.startsWith('/api/') ? gatewayAnswer(err) : appAnswer(err);
+    if (a.status >= 500) req.log.error({ err }, 'request failed');
+    return send(req, reply, a);
+  };
+  app.setErrorHandler(onError);
+
+  app.setNotFoundHandler(async (req, reply) => {
+    if (req.url.startsWith('/app/')) return send(req, reply, answer('NOT_FOUND', 'not found'));
+    return reply.code(404).type('application/json').send({ message: 'not found' });
+  });
+
+  return {
+    // Fastify answers bad URLs before routing: pages get a page, the APIs their envelope.
+    onFrameworkError: (err, req, reply) => {
+      if (deps.isPage(req.url)) {
+        void reply.code(400).headers(deps.pageHeaders()).send(deps.renderPageProblem(400));
+        return;
+      }
+      void onError(err, req, reply);
+    },
+  };
+}

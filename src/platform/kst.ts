@@ -1,0 +1,65 @@
+/**
+ * Korean Standard Time, the one time zone of every time Sunap shows (docs/reference.md,
+ * "Conventions"). Times are kept as epoch milliseconds and formatted here only.
+ */
+const KST_OFFSET_MS = 9 * 3600 * 1000;
+
+function pad(n: number, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+function kstParts(ms: number) {
+  const d = new Date(ms + KST_OFFSET_MS);
+  return {
+    y: d.getUTCFullYear(), mo: d.getUTCMonth() + 1, d: d.getUTCDate(),
+    h: d.getUTCHours(), mi: d.getUTCMinutes(), s: d.getUTCSeconds(),
+  };
+}
+
+/** yyyyMMddHHmmss in KST: the gateway's time format. */
+export function kstCompact(ms: number): string {
+  const p = kstParts(ms);
+  return `${p.y}${pad(p.mo)}${pad(p.d)}${pad(p.h)}${pad(p.mi)}${pad(p.s)}`;
+}
+
+/** yyyy-MM-dd'T'HH:mm:ss in KST: the invoicing server's time format. */
+export function kstIso(ms: number): string {
+  const p = kstParts(ms);
+  return `${p.y}-${pad(p.mo)}-${pad(p.d)}T${pad(p.h)}:${pad(p.mi)}:${pad(p.s)}`;
+}
+
+/** yyyy-MM-dd'T'HH:mm:ss in KST, or null when there is no time (not paid yet, not cancelled). */
+export function kstIsoOrNull(ms: number | null): string | null {
+  return ms === null ? null : kstIso(ms);
+}
+
+/** yyyy-MM-dd HH:mm:ss in KST (payment.paymentDateTime). */
+export function kstSpaced(ms: number): string {
+  return kstIso(ms).replace('T', ' ');
+}
+
+/** yyyy-MM of a moment, in KST. */
+export function kstMonth(ms: number): string {
+  const p = kstParts(ms);
+  return `${p.y}-${pad(p.mo)}`;
+}
+
+/** Start (inclusive) and end (exclusive) of a KST month, as epoch milliseconds. */
+export function kstMonthRange(month: string): [number, number] {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const start = Date.UTC(y, m - 1, 1) - KST_OFFSET_MS;
+  const end = Date.UTC(y, m, 1) - KST_OFFSET_MS;
+  return [start, end];
+}
+
+/** Parses yyyyMMddHHmmss (KST) to epoch milliseconds; null when it is not a real moment. */
+export function parseKstCompact(s: string): number | null {
+  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
+  if (!m) return null;
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+  const ms = Date.UTC(y, mo - 1, d, h, mi, se);
+  const back = new Date(ms);
+  if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return null;
+  return ms - KST_OFFSET_MS;
+}
+
