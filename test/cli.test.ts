@@ -1,109 +1,139 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
-import { openStore, type Store } from '../src/db/index.js';
-import { cli, sunapBin as bin } from './helpers/cli.js';
-import { createTestDatabase, engines } from './helpers/db.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/index.js';
+import { cli, runSunap } from './helpers/cli.js';
+import { forEachEngine } from './helpers/app.js';
+import { createTestDatabase } from './helpers/db.js';
+import { freePort } from './helpers/process.js';
 
-const run = promisify(execFile);
+/** The commands against a database, and the exit codes 1 and 2. Help and usage errors: cli-help.test.ts. */
 
-for (const engine of engines) {
-  describe(`sunap CLI [${engine}]`, () => {
-    let url: string;
-    let drop: () => Promise<void>;
-    before(async () => {
-      ({ url, drop } = await createTestDatabase(engine));
-    });
-    after(async () => drop?.());
-
-    const { sunap, json, fails } = cli(() => url, '22'.repeat(32));
-
-    test('migrate --json lists what it applied, then nothing', async () => {
-      const first = await json('migrate');
-      assert.deepEqual(Object.keys(first), ['applied']);
-      assert.ok(first.applied.includes('0001_gateway'));
-      assert.deepEqual(await json('migrate'), { applied: [] });
-    });
-
-    test('platform, store and key rotation: --json outputs and the key sealed at rest', async () => {
-      const p = await json('platform', 'create', '--name', '학원 플랫폼');
-      assert.deepEqual(Object.keys(p), ['platformCode', 'apiKey']);
-      assert.match(p.platformCode, /^PC[0-9A-F]{10}$/);
-      assert.ok(p.apiKey.length >= 32);
-      const s = await json('store', 'create', '--platform-code', p.platformCode, '--name', '행복 피아노', '--ceo-name', '김대표', '--biz-reg-num', '1234567890', '--tel', '0212345678');
-      assert.deepEqual(Object.keys(s), ['storeCode']);
-      const noCat = await json('store', 'create', '--platform-code', p.platformCode, '--name', '무단말 상점', '--no-cat');
-      const r = await json('platform', 'rotate-key', '--platform-code', p.platformCode, '--grace-seconds', '30');
-      assert.deepEqual(Object.keys(r), ['platformCode', 'apiKey']);
-      assert.equal(r.platformCode, p.platformCode);
-      assert.notEqual(r.apiKey, p.apiKey);
-
-      const store: Store = openStore(url);
-      try {
-        const stores = await store.db.selectFrom('stores').select(['code', 'cat_enabled', 'ceo_name']).where('platform_code', '=', p.platformCode).execute();
-        assert.deepEqual(stores.map((x) => [x.code, x.cat_enabled]).sort(), [[s.storeCode, 1], [noCat.storeCode, 0]].sort());
-        const keys = await store.db.selectFrom('platform_keys').select('key_sealed').where('platform_code', '=', p.platformCode).execute();
-        assert.equal(keys.length, 2);
-        for (const k of keys) {
-          assert.ok(!k.key_sealed.includes(p.apiKey) && !k.key_sealed.includes(r.apiKey), 'API keys are encrypted at rest');
-        }
-      } finally {
-        await store.close();
-      }
-      if (engine === 'sqlite') {
-        const bytes = readFileSync(url.slice('sqlite:'.length)).toString('latin1');
-        assert.ok(!bytes.includes(p.apiKey) && !bytes.includes(r.apiKey), 'the database file never holds a plain key');
-      }
-    });
-
-    test('the human form prints the key once with a warning', async () => {
-      const out = await sunap('platform', 'create', '--name', 'Plain');
-      assert.match(out.stdout, /^platformCode: PC/m);
-      assert.match(out.stdout, /^apiKey: /m);
-      assert.match(out.stdout, /shown only this once/);
-    });
-
-    test('errors: non-zero exit, one line on stderr, nothing on stdout', async () => {
-      for (const args of [
-        ['platform', 'create', '--json'],
-        ['store', 'create', '--platform-code', 'PCNOPE', '--name', 'x', '--json'],
-        ['platform', 'rotate-key', '--platform-code', 'PCNOPE', '--json'],
-        ['platform', 'rotate-key', '--platform-code', 'PCNOPE', '--grace-seconds', 'soon', '--json'],
-        ['platform', 'create', '--name', 'x', '--bogus', '--json'],
-        ['nonsense', '--json'],
-      ]) {
-        const e = await fails(...args);
-        assert.notEqual(e.code, 0, args.join(' '));
-        assert.equal(e.stdout, '', args.join(' '));
-        assert.ok(e.stderr.trim().length > 0);
-        assert.match(e.stderr.split('\n')[0]!, /^sunap: /);
-      }
-    });
+forEachEngine('sunap CLI', (engine) => {
+  let url: string;
+  let drop: () => Promise<void>;
+  before(async () => {
+    ({ url, drop } = await createTestDatabase(engine));
   });
-}
+  after(async () => drop?.());
 
-test('a bad configuration value stops the CLI with the variable named', async () => {
-  try {
-    await run(process.execPath, [bin, 'migrate', '--json'], { env: { ...process.env, DATABASE_URL: 'mysql://nope' } });
-    assert.fail('expected failure');
-  } catch (e) {
-    const err = e as { code: number; stderr: string; stdout: string };
-    assert.notEqual(err.code, 0);
-    assert.equal(err.stdout, '');
-    assert.match(err.stderr, /^sunap: DATABASE_URL: /);
-  }
+  const { sunap, json, fails } = cli(() => url, '22'.repeat(32));
+
+  test('migrate --json lists what it applied, then nothing', async () => {
+    const first = await json('migrate');
+    assert.deepEqual(Object.keys(first), ['applied']);
+    assert.ok(first.applied.includes('0001_gateway'));
+    assert.deepEqual(await json('migrate'), { applied: [] });
+  });
+
+  test('platform, store and key rotation: --json outputs and the key sealed at rest', async () => {
+    const p = await json('platform', 'create', '--name', '학원 플랫폼');
+    assert.deepEqual(Object.keys(p), ['platformCode', 'apiKey']);
+    assert.match(p.platformCode, /^PC[0-9A-F]{10}$/);
+    assert.ok(p.apiKey.length >= 32);
+    const s = await json('store', 'create', '--platform-code', p.platformCode, '--name', '행복 피아노', '--ceo-name', '김대표', '--biz-reg-num', '1234567890', '--tel', '0212345678');
+    assert.deepEqual(Object.keys(s), ['storeCode']);
+    const noCat = await json('store', 'create', '--platform-code', p.platformCode, '--name', '무단말 상점', '--no-cat');
+    const r = await json('platform', 'rotate-key', '--platform-code', p.platformCode, '--grace-seconds', '30');
+    assert.deepEqual(Object.keys(r), ['platformCode', 'apiKey']);
+    assert.equal(r.platformCode, p.platformCode);
+    assert.notEqual(r.apiKey, p.apiKey);
+
+    const store: DatabaseHandle = openDatabase(url);
+    try {
+      const stores = await store.db.selectFrom('stores').select(['code', 'cat_enabled', 'ceo_name']).where('platform_code', '=', p.platformCode).execute();
+      assert.deepEqual(stores.map((x) => [x.code, x.cat_enabled]).sort(), [[s.storeCode, 1], [noCat.storeCode, 0]].sort());
+      const keys = await store.db.selectFrom('platform_keys').select('key_sealed').where('platform_code', '=', p.platformCode).execute();
+      assert.equal(keys.length, 2);
+      for (const k of keys) {
+        assert.ok(!k.key_sealed.includes(p.apiKey) && !k.key_sealed.includes(r.apiKey), 'API keys are encrypted at rest');
+      }
+    } finally {
+      await store.close();
+    }
+    if (engine === 'sqlite') {
+      const bytes = readFileSync(url.slice('sqlite:'.length)).toString('latin1');
+      assert.ok(!bytes.includes(p.apiKey) && !bytes.includes(r.apiKey), 'the database file never holds a plain key');
+    }
+  });
+
+  test('the human form: key: value lines, the key once with a warning', async () => {
+    const out = await sunap('platform', 'create', '--name', 'Plain');
+    assert.match(out.stdout, /^platformCode: PC/m);
+    assert.match(out.stdout, /^apiKey: /m);
+    assert.match(out.stdout, /shown only this once/);
+    assert.equal((await sunap('migrate')).stdout, 'applied: (none)\n');
+  });
+
+  test('an operation that fails: exit 1, one line on stderr, nothing on stdout', async () => {
+    const p = await json('platform', 'create', '--name', 'Failing');
+    const cases: [string[], RegExp][] = [
+      [['store', 'create', '--platform-code', 'PCNOPE', '--name', 'x'], /^sunap: --platform-code: no platform PCNOPE$/],
+      [['platform', 'rotate-key', '--platform-code', 'PCNOPE'], /^sunap: --platform-code: no platform PCNOPE$/],
+      [['platform', 'create', '--name', '   '], /^sunap: --name: must not be empty$/],
+      [['store', 'create', '--platform-code', p.platformCode, '--name', ' '], /^sunap: --name: must not be empty$/],
+    ];
+    for (const [args, message] of cases) {
+      for (const line of [args, [...args, '--json']]) {
+        const e = await fails(...line);
+        assert.equal(e.code, 1, `${line.join(' ')}: ${e.stderr}`);
+        assert.equal(e.stdout, '', line.join(' '));
+        assert.match(e.stderr.replace(/\n$/, ''), message);
+      }
+    }
+  });
 });
 
-test('sunap serve refuses to start with a bad value, naming it', async () => {
-  try {
-    await run(process.execPath, [bin, 'serve'], { env: { ...process.env, DATABASE_URL: `sqlite:${join(resolve('.tmp'), 'serve-bad.db')}`, PORT: 'eighty' } });
-    assert.fail('expected failure');
-  } catch (e) {
-    const err = e as { code: number; stderr: string };
-    assert.equal(err.code, 2);
-    assert.match(err.stderr, /configuration error: PORT: must be a whole number/);
-  }
+describe('configuration and start-up errors', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const fresh = () => {
+    dirs.push(resolve('.tmp', `cli-${process.pid}-${dirs.length}`));
+    return `sqlite:${join(dirs.at(-1)!, 'sunap.db')}`;
+  };
+
+  test('a bad environment variable: exit 2, the variable named', async () => {
+    const cases: [Record<string, string>, string[], RegExp][] = [
+      [{ DATABASE_URL: 'mysql://nope' }, ['migrate', '--json'], /^sunap: configuration error: DATABASE_URL: /],
+      [{ DATABASE_URL: 'mysql://nope' }, ['platform', 'create', '--name', 'x'], /^sunap: configuration error: DATABASE_URL: /],
+      [{ SUNAP_MODE: 'production' }, ['points', 'grant', '--email', 'a@example.com', '--amount', '1', '--json'], /^sunap: configuration error: SUNAP_MODE: /],
+      [{ SUNAP_SECRET_KEY: 'too-short' }, ['platform', 'create', '--name', 'x', '--json'], /^sunap: configuration error: SUNAP_SECRET_KEY: /],
+    ];
+    for (const [env, args, message] of cases) {
+      const r = await runSunap(args, { DATABASE_URL: fresh(), ...env });
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr.split('\n').length, 2, r.stderr);
+      assert.match(r.stderr, message);
+    }
+  });
+
+  test('a database that does not answer: exit 1, one line', async () => {
+    const r = await runSunap(['migrate', '--json'], { DATABASE_URL: 'postgres://sunap@127.0.0.1:1/none' });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^sunap: .*ECONNREFUSED.*\n$/);
+  });
+
+  test('sunap serve refuses to start with a bad value, naming it (exit 2)', async () => {
+    const r = await runSunap(['serve'], { DATABASE_URL: fresh(), PORT: 'eighty' });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /configuration error: PORT: must be a whole number/);
+  });
+
+  test('sunap serve on a port in use: one line on stderr, exit 1', async () => {
+    const port = await freePort();
+    const taken = createServer().listen(port, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const r = await runSunap(['serve'], { DATABASE_URL: fresh(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'fatal' });
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^sunap: could not start: .*EADDRINUSE.*\n$/);
+    } finally {
+      taken.close();
+    }
+  });
 });

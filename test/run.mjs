@@ -1,9 +1,10 @@
 // `npm test`: every suite on SQLite and, when it answers (always under CI=true), on PostgreSQL.
 // Prepares what the suites share (a local CA for the HTTPS receiver), then runs node:test via tsx.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import pg from 'pg';
+import { ensureTestCa } from './fakes/tls.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const tmp = join(root, '.tmp');
@@ -34,17 +35,9 @@ if (pgState !== true) {
   env.SUNAP_TEST_SKIP_POSTGRES = '1';
 }
 
-// A private CA and a localhost certificate for the HTTPS receiver; Node trusts the CA through
-// NODE_EXTRA_CA_CERTS, which it reads only at start-up, hence here.
-const tls = join(tmp, 'tls');
-if (!existsSync(join(tls, 'server.crt'))) {
-  mkdirSync(tls, { recursive: true });
-  const o = (args) => execFileSync('openssl', args, { cwd: tls, stdio: 'pipe' });
-  o(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/CN=Sunap Test CA']);
-  o(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
-  execFileSync('sh', ['-c', 'printf "subjectAltName=DNS:localhost,IP:127.0.0.1\\nbasicConstraints=CA:FALSE\\n" > ext.cnf'], { cwd: tls });
-  o(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '3650', '-extfile', 'ext.cnf']);
-}
+// A private CA and a localhost certificate for the HTTPS receiver and the provider fakes; Node
+// trusts the CA through NODE_EXTRA_CA_CERTS, which it reads only at start-up, hence here.
+const tls = ensureTestCa(join(tmp, 'tls'));
 env.NODE_EXTRA_CA_CERTS = join(tls, 'ca.crt');
 
 // Suites that start bin/sunap.js test the sources being edited (through tsx), never a dist/
@@ -69,8 +62,11 @@ function find(dir) {
     return name.endsWith('.test.ts') ? [p] : [];
   });
 }
+// A filter matches the path below the repository root (or is a file's own path): matched against
+// the absolute path, `npm test -- cli` in a checkout under a directory named cli ran every suite.
 const filters = process.argv.slice(2);
-const files = find(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+const matches = (f, x) => relative(root, f).includes(x) || f === resolve(x);
+const files = find(join(root, 'test')).filter((f) => filters.length === 0 || filters.some((x) => matches(f, x))).sort();
 if (files.length === 0) {
   console.error('no test files matched');
   process.exit(1);

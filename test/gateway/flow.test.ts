@@ -21,7 +21,7 @@ for (const engine of engines) {
       await rx?.close();
     });
 
-    const attempts = (paymentId: string) => t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll()
+    const attempts = (paymentId: string) => t.app.sunap.database.db.selectFrom('outbound_attempts').selectAll()
       .where('target', '=', 'CALLBACK').where('ref_id', '=', paymentId).orderBy('id').execute();
 
     test('create → pay → callback over HTTPS with every field → search → cancel → cancel again', async () => {
@@ -88,7 +88,7 @@ for (const engine of engines) {
     });
 
     test('RETURN_URL keeps its query and gets the five parameters', async () => {
-      const { returnUrlFor } = await import('../../src/gateway/service.js');
+      const { returnUrlFor } = await import('../../src/gateway/index.js');
       const body = paymentBody({ RETURN_DISPLAY_YN: 'Y', RETURN_URL: 'https://shop.example/done?order=9&x=1', TEMP_VALUE: '주문 9' });
       await t.gw('requestPayment', body);
       await t.pay(body.TRANS_SEQNO as string);
@@ -105,7 +105,7 @@ for (const engine of engines) {
       const answers = await Promise.all(Array.from({ length: 20 }, () => t.gw('requestPayment', body)));
       const codes = answers.map((a) => rd(a).RESULT_CODE).sort();
       assert.deepEqual(codes, ['0000', ...Array(19).fill('4001')]);
-      const rows = await t.app.sunap.store.db.selectFrom('payments').select('id').where('trans_seqno', '=', body.TRANS_SEQNO as string).execute();
+      const rows = await t.app.sunap.database.db.selectFrom('payments').select('id').where('trans_seqno', '=', body.TRANS_SEQNO as string).execute();
       assert.equal(rows.length, 1);
     });
 
@@ -115,7 +115,7 @@ for (const engine of engines) {
       const [a, b] = await Promise.all([t.pay(body.TRANS_SEQNO as string), t.pay(body.TRANS_SEQNO as string)]);
       assert.deepEqual([a.approved, b.approved].sort(), [false, true]);
       const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
-      const db = t.app.sunap.store.db;
+      const db = t.app.sunap.database.db;
       const approvals = await db.selectFrom('payment_attempts').select('status').where('payment_id', '=', p.id).where('kind', '=', 'APPROVE').execute();
       assert.equal(approvals.filter((x) => x.status === 'APPROVED').length, 1);
       const jobs = await db.selectFrom('jobs').select('id').where('unique_key', '=', `callback:${p.id}`).execute();
@@ -138,7 +138,7 @@ for (const engine of engines) {
       }
       assert.equal((await t.pay(body.TRANS_SEQNO as string)).approved, true);
       const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
-      const rows = await t.app.sunap.store.db.selectFrom('payment_attempts').select(['status', 'card_bin', 'card_last4']).where('payment_id', '=', p.id).orderBy('created_at').execute();
+      const rows = await t.app.sunap.database.db.selectFrom('payment_attempts').select(['status', 'card_bin', 'card_last4']).where('payment_id', '=', p.id).orderBy('created_at').execute();
       assert.deepEqual(rows.map((r) => r.status).sort(), ['APPROVED', 'DECLINED', 'DECLINED', 'DECLINED', 'ERROR']);
       assert.ok(rows.every((r) => r.card_bin!.length === 6 && r.card_last4!.length === 4));
     });
@@ -154,7 +154,7 @@ for (const engine of engines) {
         await t.pay(body.TRANS_SEQNO as string);
         const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
         const rows = await eventually(async () => {
-          const r = await t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll().where('ref_id', '=', p.id).execute();
+          const r = await t.app.sunap.database.db.selectFrom('outbound_attempts').selectAll().where('ref_id', '=', p.id).execute();
           return r.length ? r : null;
         }, 'refused attempt');
         assert.equal(rows[0]!.status_code, null);

@@ -1,18 +1,26 @@
+import { after, before, describe } from 'node:test';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createPlatform, createStore } from '../../src/gateway/merchants.js';
-import { kstCompact } from '../../src/platform/clock.js';
+import { kstCompact } from '../../src/platform/kst.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { CardProcessor } from '../../src/ports/card-processor.js';
 import { apiSign } from '../../src/platform/crypto.js';
 import { createLogger } from '../../src/platform/logging.js';
-import { createTestDatabase, type Engine } from './db.js';
+import { createTestDatabase, engines, type Engine } from './db.js';
 import { freePort } from './process.js';
 
 export const TEST_SECRET_KEY = '11'.repeat(32);
 
 export { freePort };
+
+export interface Answer {
+  status: number;
+  body: any;
+  headers: Headers;
+  text: string;
+}
 
 export interface TestApp {
   app: FastifyInstance;
@@ -26,8 +34,10 @@ export interface TestApp {
   logs: string[];
   /** Signs and sends a gateway call; fills TRANS_AT (now, KST) and API_SIGN unless given. */
   gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
-  post(path: string, body: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
-  get(path: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /** Any HTTP call to the app: a JSON body (a string is sent as it is), JSON parsed from the answer when it is JSON. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Answer>;
+  get(path: string, headers?: Record<string, string>): Promise<Answer>;
   /** Another platform (with its own key) or another store of this platform. */
   addPlatform(): Promise<{ platformCode: string; apiKey: string; storeCode: string }>;
   addStore(opts?: { cat?: boolean }): Promise<string>;
@@ -54,8 +64,8 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
   });
   const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor });
   const now = app.sunap.clock.nowMs();
-  const { platformCode, apiKey } = await createPlatform(app.sunap.store.db, app.sunap.box, now, { name: '테스트 플랫폼' });
-  const { storeCode } = await createStore(app.sunap.store.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
+  const { platformCode, apiKey } = await createPlatform(app.sunap.database.db, app.sunap.box, now, { name: '테스트 플랫폼' });
+  const { storeCode } = await createStore(app.sunap.database.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
   if (opts.listen !== false) await app.listen({ port, host: '127.0.0.1' });
   else await app.ready();
   const url = `http://127.0.0.1:${port}`;
@@ -80,15 +90,16 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       if (!('API_SIGN' in body)) b.API_SIGN = apiSign(String(b.TRANS_SEQNO), String(b.PLATFORM_CODE), String(b.STORE_CODE), String(b.TRANS_AT), key);
       return send('POST', `/api/${op}`, b);
     },
+    request: send,
     post: (path, body, headers) => send('POST', path, body, headers),
     async addPlatform() {
       const n = app.sunap.clock.nowMs();
-      const p = await createPlatform(app.sunap.store.db, app.sunap.box, n, { name: '다른 플랫폼' });
-      const s = await createStore(app.sunap.store.db, n, { platformCode: p.platformCode, name: '다른 상점' });
+      const p = await createPlatform(app.sunap.database.db, app.sunap.box, n, { name: '다른 플랫폼' });
+      const s = await createStore(app.sunap.database.db, n, { platformCode: p.platformCode, name: '다른 상점' });
       return { ...p, storeCode: s.storeCode };
     },
     async addStore(o = {}) {
-      return (await createStore(app.sunap.store.db, app.sunap.clock.nowMs(), { platformCode, name: '두번째 상점', cat: o.cat })).storeCode;
+      return (await createStore(app.sunap.database.db, app.sunap.clock.nowMs(), { platformCode, name: '두번째 상점', cat: o.cat })).storeCode;
     },
     async pay(transSeqNo, cardNumber, sc = storeCode) {
       const r = await send('POST', `/sandbox/payments/${encodeURIComponent(transSeqNo)}/pay`, { PLATFORM_CODE: platformCode, STORE_CODE: sc, ...(cardNumber ? { cardNumber } : {}) });
@@ -113,4 +124,28 @@ export function paymentBody(over: Record<string, unknown> = {}): Record<string, 
     TRANS_SEQNO: seqNo(), APPROVAL_AMOUNT: '128000', MOBILE_NO: '01012345678', PAY_USER_NAME: '홍길동',
     REQUEST_REASON: '11월 수강료', CONFIRM_URL: 'https://127.0.0.1:9/callback', ...over,
   };
+}
+
+/** Runs `body` once per engine this run covers, as the suite `${name} [engine]`. */
+export function forEachEngine(name: string, body: (engine: Engine) => void): void {
+  for (const engine of engines) describe(`${name} [${engine}]`, () => body(engine));
+}
+
+/**
+ * The app of the enclosing suite: started before its first test on a fresh database, closed
+ * after its last. The handle reads through to the started app, so tests use it directly.
+ */
+export function withApp(engine: Engine, env: Record<string, string> = {}, opts: Parameters<typeof startApp>[2] = {}): TestApp {
+  let started: TestApp | undefined;
+  before(async () => {
+    started = await startApp(engine, env, opts);
+  });
+  after(async () => started?.close());
+  return new Proxy({} as TestApp, {
+    get(_, key) {
+      if (!started) throw new Error(`the ${engine} app starts in before(); read it inside a test or hook`);
+      const v = (started as unknown as Record<string | symbol, unknown>)[key];
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(started) : v;
+    },
+  });
 }

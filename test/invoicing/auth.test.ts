@@ -1,140 +1,135 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { test } from 'node:test';
 import { createAccount, setInvoicingEnabled } from '../../src/invoicing/accounts.js';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { engines } from '../helpers/db.js';
+import { forEachEngine, withApp } from '../helpers/app.js';
 import { newAccount } from './support.js';
 
-for (const engine of engines) {
-  describe(`invoicing auth [${engine}]`, () => {
-    let t: TestApp;
-    before(async () => { t = await startApp(engine); });
-    after(async () => t?.close());
+forEachEngine('invoicing auth', (engine) => {
+  const t = withApp(engine);
 
-    const login = (email: string, password: string) => t.post('/app/v1/auth/login', { email, password, loginType: 'EMAIL' });
-    const me = (token?: string) => t.get('/app/v1/points/me', token === undefined ? {} : { 'x-access-token': token });
+  const login = (email: string, password: string) => t.post('/app/v1/auth/login', { email, password, loginType: 'EMAIL' });
+  const me = (token?: string) => t.get('/app/v1/points/me', token === undefined ? {} : { 'x-access-token': token });
 
-    test('login answers a token pair; the access token opens the API', async () => {
-      const a = await newAccount(t);
-      const r = await login(a.email, a.password);
-      assert.equal(r.status, 200);
-      assert.equal(r.body.result_code, 0);
-      const d = r.body.result_data;
-      assert.equal(d.accessTokenExpiresIn, 3600);
-      assert.match(d.accessToken, /^\S{32,}$/);
-      assert.notEqual(d.accessToken, d.refreshToken);
-      const p = await me(d.accessToken);
-      assert.equal(p.status, 200);
-      assert.deepEqual(p.body.result_data, { balance: 0, costs: { ALIMTALK: 10, SMS: 30 } });
-      // Stored as hashes only.
-      const rows = await t.app.sunap.store.db.selectFrom('auth_tokens').select('token_hash').execute();
-      assert.ok(rows.length >= 2);
-      assert.ok(rows.every((x) => x.token_hash !== d.accessToken && x.token_hash !== d.refreshToken && /^[0-9a-f]{64}$/.test(x.token_hash)));
-      // Email is case-insensitive.
-      assert.equal((await login(a.email.toUpperCase(), a.password)).body.result_code, 0);
-    });
-
-    test('wrong password or unknown email: 401 / -3; bad body: 400 / -20', async () => {
-      const a = await newAccount(t);
-      const wrong = await login(a.email, 'not the password');
-      assert.equal(wrong.status, 401);
-      assert.equal(wrong.body.result_code, -3);
-      assert.equal(wrong.body.result_data, null);
-      const unknown = await login('nobody@example.com', 'whatever123');
-      assert.equal(unknown.status, 401);
-      assert.equal(unknown.body.result_code, -3);
-      const bad = await t.post('/app/v1/auth/login', { email: a.email });
-      assert.equal(bad.status, 400);
-      assert.equal(bad.body.result_code, -20);
-      assert.equal(bad.body.result_msg, 'password: is required');
-    });
-
-    test('missing or unknown token: 401 / -1', async () => {
-      const none = await me();
-      assert.equal(none.status, 401);
-      assert.equal(none.body.result_code, -1);
-      const unknown = await me('sat_not-a-real-token');
-      assert.equal(unknown.status, 401);
-      assert.equal(unknown.body.result_code, -1);
-      // Authentication comes before validation: no token, bad body → still -1.
-      const create = await t.post('/app/v1/sales/bill', { nonsense: true });
-      assert.equal(create.status, 401);
-      assert.equal(create.body.result_code, -1);
-    });
-
-    test('refresh rotates: the new pair works, the old refresh token does not', async () => {
-      const a = await newAccount(t);
-      const r1 = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
-      assert.equal(r1.body.result_code, 0, JSON.stringify(r1.body));
-      const p1 = r1.body.result_data;
-      assert.equal(p1.accessTokenExpiresIn, 3600);
-      assert.notEqual(p1.refreshToken, a.refreshToken);
-      assert.equal((await me(p1.accessToken)).body.result_code, 0);
-      const r2 = await t.post('/app/v1/auth/refresh', { refreshToken: p1.refreshToken });
-      assert.equal(r2.body.result_code, 0);
-      assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: 'srt_unknown' })).body.result_code, -3);
-    });
-
-    test('reusing a rotated refresh token revokes the whole family, access tokens too', async () => {
-      const a = await newAccount(t);
-      const other = await newAccount(t); // another login family of another account stays valid
-      const r1 = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
-      const p1 = r1.body.result_data;
-      const reuse = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
-      assert.equal(reuse.status, 401);
-      assert.equal(reuse.body.result_code, -3);
-      // Everything issued from that login is dead now.
-      assert.equal((await me(p1.accessToken)).body.result_code, -1);
-      assert.equal((await me(a.token)).body.result_code, -1);
-      assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: p1.refreshToken })).body.result_code, -3);
-      assert.equal((await me(other.token)).body.result_code, 0);
-      // A fresh login still works.
-      assert.equal((await login(a.email, a.password)).body.result_code, 0);
-    });
-
-    test('an account that may not use invoicing: 403 / -4', async () => {
-      const db = t.app.sunap.store.db;
-      const email = `disabled-${engine}@example.com`;
-      await createAccount(db, t.app.sunap.clock.nowMs(), { email, password: 'password-123', storeCode: t.storeCode, invoicingEnabled: false });
-      const r = await login(email, 'password-123');
-      assert.equal(r.status, 403);
-      assert.equal(r.body.result_code, -4);
-      // Disabled after a token was issued: the token stops working.
-      const a = await newAccount(t);
-      await setInvoicingEnabled(db, { email: a.email, enabled: false });
-      const p = await me(a.token);
-      assert.equal(p.status, 403);
-      assert.equal(p.body.result_code, -4);
-      assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken })).body.result_code, -4);
-    });
-
-    test('failed logins are slowed down: after 5 failures, 429 / -29 until the lockout passes', async () => {
-      const a = await newAccount(t);
-      for (let i = 0; i < 5; i++) assert.equal((await login(a.email, `wrong-${i}`)).body.result_code, -3);
-      const locked = await login(a.email, a.password);
-      assert.equal(locked.status, 429);
-      assert.equal(locked.body.result_code, -29);
-      assert.match(locked.body.result_msg, /try again in \d+ seconds/);
-      // Other emails are not affected.
-      const b = await newAccount(t);
-      assert.equal((await login(b.email, b.password)).body.result_code, 0);
-      await t.post('/sandbox/clock', { advanceSeconds: 31 });
-      const ok = await login(a.email, a.password);
-      assert.equal(ok.body.result_code, 0, JSON.stringify(ok.body));
-      // Success forgets the failures.
-      assert.equal((await login(a.email, 'wrong-again')).body.result_code, -3);
-      assert.equal((await login(a.email, a.password)).body.result_code, 0);
-    });
-
-    test('an access token expires after one hour: 401 / -2; refresh gives a working one', async () => {
-      const a = await newAccount(t);
-      await t.post('/sandbox/clock', { advanceSeconds: 3601 });
-      const r = await me(a.token);
-      assert.equal(r.status, 401);
-      assert.equal(r.body.result_code, -2);
-      const fresh = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
-      assert.equal(fresh.body.result_code, 0);
-      assert.equal((await me(fresh.body.result_data.accessToken)).body.result_code, 0);
-    });
+  test('login answers a token pair; the access token opens the API', async () => {
+    const a = await newAccount(t);
+    const r = await login(a.email, a.password);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.result_code, 0);
+    const d = r.body.result_data;
+    assert.equal(d.accessTokenExpiresIn, 3600);
+    assert.match(d.accessToken, /^\S{32,}$/);
+    assert.notEqual(d.accessToken, d.refreshToken);
+    const p = await me(d.accessToken);
+    assert.equal(p.status, 200);
+    assert.deepEqual(p.body.result_data, { balance: 0, costs: { ALIMTALK: 10, SMS: 30 } });
+    // Stored as hashes only.
+    const rows = await t.app.sunap.database.db.selectFrom('auth_tokens').select('token_hash').execute();
+    assert.ok(rows.length >= 2);
+    assert.ok(rows.every((x) => x.token_hash !== d.accessToken && x.token_hash !== d.refreshToken && /^[0-9a-f]{64}$/.test(x.token_hash)));
+    // Email is case-insensitive.
+    assert.equal((await login(a.email.toUpperCase(), a.password)).body.result_code, 0);
   });
-}
+
+  test('wrong password or unknown email: 401 / -3; bad body: 400 / -20', async () => {
+    const a = await newAccount(t);
+    const wrong = await login(a.email, 'not the password');
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.result_code, -3);
+    assert.equal(wrong.body.result_data, null);
+    const unknown = await login('nobody@example.com', 'whatever123');
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.result_code, -3);
+    const bad = await t.post('/app/v1/auth/login', { email: a.email });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.result_code, -20);
+    assert.equal(bad.body.result_msg, 'password: is required');
+  });
+
+  test('missing or unknown token: 401 / -1', async () => {
+    const none = await me();
+    assert.equal(none.status, 401);
+    assert.equal(none.body.result_code, -1);
+    const unknown = await me('sat_not-a-real-token');
+    assert.equal(unknown.status, 401);
+    assert.equal(unknown.body.result_code, -1);
+    // Authentication comes before validation: no token, bad body → still -1.
+    const create = await t.post('/app/v1/sales/bill', { nonsense: true });
+    assert.equal(create.status, 401);
+    assert.equal(create.body.result_code, -1);
+  });
+
+  test('refresh rotates: the new pair works, the old refresh token does not', async () => {
+    const a = await newAccount(t);
+    const r1 = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
+    assert.equal(r1.body.result_code, 0, JSON.stringify(r1.body));
+    const p1 = r1.body.result_data;
+    assert.equal(p1.accessTokenExpiresIn, 3600);
+    assert.notEqual(p1.refreshToken, a.refreshToken);
+    assert.equal((await me(p1.accessToken)).body.result_code, 0);
+    const r2 = await t.post('/app/v1/auth/refresh', { refreshToken: p1.refreshToken });
+    assert.equal(r2.body.result_code, 0);
+    assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: 'srt_unknown' })).body.result_code, -3);
+  });
+
+  test('reusing a rotated refresh token revokes the whole family, access tokens too', async () => {
+    const a = await newAccount(t);
+    const other = await newAccount(t); // another login family of another account stays valid
+    const r1 = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
+    const p1 = r1.body.result_data;
+    const reuse = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
+    assert.equal(reuse.status, 401);
+    assert.equal(reuse.body.result_code, -3);
+    // Everything issued from that login is dead now.
+    assert.equal((await me(p1.accessToken)).body.result_code, -1);
+    assert.equal((await me(a.token)).body.result_code, -1);
+    assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: p1.refreshToken })).body.result_code, -3);
+    assert.equal((await me(other.token)).body.result_code, 0);
+    // A fresh login still works.
+    assert.equal((await login(a.email, a.password)).body.result_code, 0);
+  });
+
+  test('an account that may not use invoicing: 403 / -4', async () => {
+    const db = t.app.sunap.database.db;
+    const email = `disabled-${engine}@example.com`;
+    await createAccount(db, t.app.sunap.clock.nowMs(), { email, password: 'password-123', storeCode: t.storeCode, invoicingEnabled: false });
+    const r = await login(email, 'password-123');
+    assert.equal(r.status, 403);
+    assert.equal(r.body.result_code, -4);
+    // Disabled after a token was issued: the token stops working.
+    const a = await newAccount(t);
+    await setInvoicingEnabled(db, { email: a.email, enabled: false });
+    const p = await me(a.token);
+    assert.equal(p.status, 403);
+    assert.equal(p.body.result_code, -4);
+    assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken })).body.result_code, -4);
+  });
+
+  test('failed logins are slowed down: after 5 failures, 429 / -29 until the lockout passes', async () => {
+    const a = await newAccount(t);
+    for (let i = 0; i < 5; i++) assert.equal((await login(a.email, `wrong-${i}`)).body.result_code, -3);
+    const locked = await login(a.email, a.password);
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body.result_code, -29);
+    assert.match(locked.body.result_msg, /try again in \d+ seconds/);
+    // Other emails are not affected.
+    const b = await newAccount(t);
+    assert.equal((await login(b.email, b.password)).body.result_code, 0);
+    await t.post('/sandbox/clock', { advanceSeconds: 31 });
+    const ok = await login(a.email, a.password);
+    assert.equal(ok.body.result_code, 0, JSON.stringify(ok.body));
+    // Success forgets the failures.
+    assert.equal((await login(a.email, 'wrong-again')).body.result_code, -3);
+    assert.equal((await login(a.email, a.password)).body.result_code, 0);
+  });
+
+  test('an access token expires after one hour: 401 / -2; refresh gives a working one', async () => {
+    const a = await newAccount(t);
+    await t.post('/sandbox/clock', { advanceSeconds: 3601 });
+    const r = await me(a.token);
+    assert.equal(r.status, 401);
+    assert.equal(r.body.result_code, -2);
+    const fresh = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
+    assert.equal(fresh.body.result_code, 0);
+    assert.equal((await me(fresh.body.result_data.accessToken)).body.result_code, 0);
+  });
+});

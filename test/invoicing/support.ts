@@ -16,26 +16,14 @@ export async function newAccount(t: TestApp, opts: { points?: number; storeCode?
   const email = `owner-${randomBytes(4).toString('hex')}@example.com`;
   const password = 'correct horse battery';
   const now = t.app.sunap.clock.nowMs();
-  const { accountId } = await createAccount(t.app.sunap.store.db, now, { email, password, storeCode: opts.storeCode ?? t.storeCode });
-  if (opts.points) await grantPoints(t.app.sunap.store.db, now, { email, amount: opts.points });
+  const { accountId } = await createAccount(t.app.sunap.database.db, now, { email, password, storeCode: opts.storeCode ?? t.storeCode });
+  if (opts.points) await grantPoints(t.app.sunap.database.db, now, { email, amount: opts.points });
   const r = await t.post('/app/v1/auth/login', { email, password, loginType: 'EMAIL' });
   if (r.body?.result_code !== 0) throw new Error(`login failed: ${JSON.stringify(r.body)}`);
   const { accessToken, refreshToken } = r.body.result_data;
   return { accountId, email, password, token: accessToken, refreshToken, h: { 'x-access-token': accessToken } };
 }
 
-export async function call(t: TestApp, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
-  const res = await fetch(t.url + path, {
-    method, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  let parsed: unknown = text;
-  try {
-    parsed = JSON.parse(text);
-  } catch {}
-  return { status: res.status, body: parsed };
-}
 
 export function billBody(over: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -72,9 +60,9 @@ export async function points(t: TestApp, a: Login): Promise<number> {
   return r.body.result_data.balance;
 }
 
-/** The invariant of design note 5, read straight from the database. */
+/** The points invariant (balance = ledger sum), read straight from the database. */
 export async function ledgerMatches(t: TestApp, accountId: string): Promise<{ balance: number; ledger: number }> {
-  const db = t.app.sunap.store.db;
+  const db = t.app.sunap.database.db;
   const w = await db.selectFrom('wallets').select('balance').where('account_id', '=', accountId).executeTakeFirstOrThrow();
   const rows = await db.selectFrom('ledger').select('delta').where('account_id', '=', accountId).execute();
   return { balance: Number(w.balance), ledger: rows.reduce((s, r) => s + Number(r.delta), 0) };

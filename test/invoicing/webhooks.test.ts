@@ -5,7 +5,7 @@ import type { Insertable } from 'kysely';
 import type { InvoiceTable } from '../../src/db/schema.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { recordWebhookEvent, WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
-import { kstIso } from '../../src/platform/clock.js';
+import { kstIso } from '../../src/platform/kst.js';
 import { newId, webhookSignature } from '../../src/platform/crypto.js';
 import { seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
@@ -30,7 +30,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** An account of the test store, and an invoice of it in the given state (set up in the database: the core API is another suite's subject). */
 async function makeInvoice(t: TestApp, over: Partial<Insertable<InvoiceTable>> = {}) {
-  const db = t.app.sunap.store.db;
+  const db = t.app.sunap.database.db;
   const now = t.app.sunap.clock.nowMs();
   let account = await db.selectFrom('accounts').select('id').where('store_code', '=', t.storeCode).executeTakeFirst();
   if (!account) {
@@ -50,17 +50,17 @@ async function makeInvoice(t: TestApp, over: Partial<Insertable<InvoiceTable>> =
 
 async function record(t: TestApp, invoice: Awaited<ReturnType<typeof makeInvoice>>, event: 'bill.paid' | 'bill.canceled') {
   const now = t.app.sunap.clock.nowMs();
-  await t.app.sunap.store.db.transaction().execute((trx) => recordWebhookEvent(trx, invoice, event, now));
+  await t.app.sunap.database.db.transaction().execute((trx) => recordWebhookEvent(trx, invoice, event, now));
   t.app.sunap.worker.wake();
 }
 
 const events = (t: TestApp, invoiceId: number) =>
-  t.app.sunap.store.db.selectFrom('webhook_events').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
+  t.app.sunap.database.db.selectFrom('webhook_events').selectAll().where('invoice_id', '=', invoiceId).orderBy('id').execute();
 
 const attempts = (t: TestApp, eventId: number) =>
-  t.app.sunap.store.db.selectFrom('outbound_attempts').selectAll().where('target', '=', 'WEBHOOK').where('ref_id', '=', String(eventId)).orderBy('attempt_no').execute();
+  t.app.sunap.database.db.selectFrom('outbound_attempts').selectAll().where('target', '=', 'WEBHOOK').where('ref_id', '=', String(eventId)).orderBy('attempt_no').execute();
 
-test('webhook signature: the decisions test vector', () => {
+test('webhook signature: the published test vector', () => {
   assert.equal(
     webhookSignature('whsec_0123456789abcdef', 1758430800, Buffer.from('{"event":"bill.paid"}')),
     't=1758430800,v1=ae201a94ae2764a1f463601781a180495c5cdd9de3b7a29c09004cca3a251387',
@@ -108,7 +108,7 @@ for (const engine of engines) {
       assert.equal(a[0]!.error, null);
       assert.equal(a[0]!.url, `${rx.url}/hooks/sunap`);
       // The secret is stored sealed, never in clear.
-      const sealed = await t.app.sunap.store.db.selectFrom('invoices').select('webhook_secret_sealed').where('id', '=', inv.id).executeTakeFirstOrThrow();
+      const sealed = await t.app.sunap.database.db.selectFrom('invoices').select('webhook_secret_sealed').where('id', '=', inv.id).executeTakeFirstOrThrow();
       assert.ok(!sealed.webhook_secret_sealed!.includes(SECRET));
     });
 
@@ -137,7 +137,7 @@ for (const engine of engines) {
       const inv = await makeInvoice(t, { webhook_url: `${rx.url}/once` });
       await record(t, inv, 'bill.paid');
       await record(t, inv, 'bill.paid');
-      await t.app.sunap.store.db.transaction().execute(async (trx) => {
+      await t.app.sunap.database.db.transaction().execute(async (trx) => {
         await recordWebhookEvent(trx, inv, 'bill.paid', t.app.sunap.clock.nowMs());
         await recordWebhookEvent(trx, inv, 'bill.paid', t.app.sunap.clock.nowMs());
       });
@@ -146,10 +146,10 @@ for (const engine of engines) {
       assert.equal(rx.received.length, 1);
       const evs = await events(t, inv.id);
       assert.equal(evs.length, 1);
-      const jobs = await t.app.sunap.store.db.selectFrom('jobs').select('id').where('kind', '=', WEBHOOK_JOB).where('unique_key', '=', `webhook:${evs[0]!.id}`).execute();
+      const jobs = await t.app.sunap.database.db.selectFrom('jobs').select('id').where('kind', '=', WEBHOOK_JOB.kind).where('unique_key', '=', `webhook:${evs[0]!.id}`).execute();
       assert.equal(jobs.length, 1);
 
-      const canceled = { ...inv, status: 'CANCELED', canceled_at: t.app.sunap.clock.nowMs() };
+      const canceled = { ...inv, status: 'CANCELED' as const, canceled_at: t.app.sunap.clock.nowMs() };
       await record(t, canceled, 'bill.canceled');
       await rx.waitFor(2);
       const ids = rx.received.map((r) => r.headers['x-service-delivery']);
@@ -190,7 +190,7 @@ for (const engine of engines) {
       const a = await attempts(t, ev!.id);
       assert.deepEqual(a.map((x) => x.attempt_no), [1, 2, 3, 4, 5]);
       assert.ok(a.every((x) => x.status_code === 500 && x.error === 'HTTP 500'));
-      const job = await t.app.sunap.store.db.selectFrom('jobs').select(['status', 'attempts']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
+      const job = await t.app.sunap.database.db.selectFrom('jobs').select(['status', 'attempts']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
       assert.deepEqual(job, { status: 'DEAD', attempts: 5 });
     });
 
@@ -230,7 +230,7 @@ for (const engine of engines) {
       assert.equal(a.status_code, null);
       assert.ok(a.error);
       const job = await eventually(async () => {
-        const j = await t.app.sunap.store.db.selectFrom('jobs').selectAll().where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirst();
+        const j = await t.app.sunap.database.db.selectFrom('jobs').selectAll().where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirst();
         return j && j.lease_owner === null && j.status === 'PENDING' ? j : undefined;
       }, 'job rescheduled');
       assert.equal(job.attempts, 1);
@@ -268,8 +268,8 @@ for (const engine of engines) {
     before(async () => {
       [t, rx] = await Promise.all([startApp(engine), new Receiver().start()]);
       const now = t.app.sunap.clock.nowMs();
-      await createAccount(t.app.sunap.store.db, now, { email: 'hooks@example.com', password: 'password-123', storeCode: t.storeCode });
-      await grantPoints(t.app.sunap.store.db, now, { email: 'hooks@example.com', amount: 1000 });
+      await createAccount(t.app.sunap.database.db, now, { email: 'hooks@example.com', password: 'password-123', storeCode: t.storeCode });
+      await grantPoints(t.app.sunap.database.db, now, { email: 'hooks@example.com', amount: 1000 });
       const login = await t.post('/app/v1/auth/login', { email: 'hooks@example.com', password: 'password-123', loginType: 'EMAIL' });
       auth = { 'x-access-token': login.body.result_data.accessToken };
     });
@@ -321,7 +321,7 @@ for (const engine of engines) {
       await sleep(400);
       assert.equal(rx.received.length, 2);
       const evs = await eventually(async () => {
-        const rows = await t.app.sunap.store.db.selectFrom('webhook_events').select(['event', 'status', 'attempts']).orderBy('id').execute();
+        const rows = await t.app.sunap.database.db.selectFrom('webhook_events').select(['event', 'status', 'attempts']).orderBy('id').execute();
         return rows.every((r) => r.status === 'DELIVERED') ? rows : undefined;
       }, 'both events DELIVERED');
       assert.deepEqual(evs, [

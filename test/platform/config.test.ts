@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'sunap-cfg-'));
 
-test('defaults follow decisions §2', () => {
+test('defaults are those of the README configuration table', () => {
   const d = dir();
   const c = loadConfig({ DATABASE_URL: `sqlite:${d}/x.db` });
   assert.equal(c.port, 8080);
@@ -49,7 +49,7 @@ test('a bad value is a clear start-up error naming the variable', () => {
     [{ SUNAP_ALLOW_PRIVATE_TARGETS: 'maybe' }, /^SUNAP_ALLOW_PRIVATE_TARGETS: /],
     [{ SUNAP_SIGN_MAX_SKEW_SECONDS: '-1' }, /^SUNAP_SIGN_MAX_SKEW_SECONDS: /],
     [{ SUNAP_SECRET_KEY: 'short' }, /^SUNAP_SECRET_KEY: /],
-    [{ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32) }, /live: a real card processor must be configured/],
+    [{ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32) }, /SUNAP_CARD_PROCESSOR: live mode needs a real card processor/],
   ];
   for (const [env, re] of cases) {
     assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && re.test((e as Error).message), JSON.stringify(env));

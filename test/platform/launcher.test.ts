@@ -43,12 +43,10 @@ function project(opts: { dist: 'fresh' | 'stale' | 'none' | 'unstamped' }): stri
   symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'), 'dir');
   write(join(root, 'package.json'), '{ "type": "module" }\n');
   write(join(root, 'src', 'cli.ts'), "const from: string = 'src';\nconsole.log(`cli from ${from}: ${process.argv.slice(2).join(' ')}`);\n");
-  write(join(root, 'src', 'server.ts'), "export async function serve(): Promise<void> {\n  const from: string = 'src';\n  console.log(`serve from ${from}`);\n}\n");
   write(join(root, 'src', 'lib', 'deep.ts'), 'export const deep: number = 1;\n');
   setMtimes(join(root, 'src'), T0);
   if (opts.dist !== 'none') {
     write(join(root, 'dist', 'cli.js'), "console.log(`cli from dist: ${process.argv.slice(2).join(' ')}`);\n");
-    write(join(root, 'dist', 'server.js'), "export async function serve() {\n  if (process.env.FAIL) throw new Error('port taken');\n  console.log('serve from dist');\n}\n");
     if (opts.dist !== 'unstamped') write(join(root, 'dist', '.built'), '');
     setMtimes(join(root, 'dist'), T0 + 60);
   }
@@ -75,7 +73,7 @@ describe('bin/sunap.js: compiled dist/ when it is fresh, else src/ through tsx',
     const root = project({ dist: 'fresh' });
     const r = await sunap(root, ['store', 'create', '--json']);
     assert.deepEqual(r, { code: 0, stdout: 'cli from dist: store create --json\n', stderr: '' });
-    assert.deepEqual(await sunap(root, ['serve']), { code: 0, stdout: 'serve from dist\n', stderr: '' });
+    assert.deepEqual(await sunap(root, ['serve']), { code: 0, stdout: 'cli from dist: serve\n', stderr: '' });
   });
 
   test('a source newer than the stamp: src/ through tsx, and one line saying so', async () => {
@@ -85,7 +83,7 @@ describe('bin/sunap.js: compiled dist/ when it is fresh, else src/ through tsx',
     assert.equal(r.stdout, 'cli from src: migrate\n');
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
     assert.match(r.stderr, /^sunap: dist\/ is older than src\/.*npm run build/);
-    assert.equal((await sunap(root, ['serve'])).stdout, 'serve from src\n');
+    assert.equal((await sunap(root, ['serve'])).stdout, 'cli from src: serve\n');
   });
 
   test('a source removed after the build (only its directory changes) also makes dist/ stale', async () => {
@@ -114,9 +112,11 @@ describe('bin/sunap.js: compiled dist/ when it is fresh, else src/ through tsx',
     assert.equal((await sunap(root, ['migrate'], { SUNAP_USE_TSX: '0' })).stdout, 'cli from dist: migrate\n');
   });
 
-  test('serve: a start-up failure is one line on stderr and exit 1', async () => {
+  test('serve, --help and --version reach the CLI like every command (test/cli.test.ts covers what it does)', async () => {
     const root = project({ dist: 'fresh' });
-    assert.deepEqual(await sunap(root, ['serve'], { FAIL: '1' }), { code: 1, stdout: '', stderr: 'sunap: could not start: port taken\n' });
+    for (const args of [['serve', '--help'], ['serve', '-h'], ['--help'], ['--version'], ['-V']]) {
+      assert.deepEqual(await sunap(root, args), { code: 0, stdout: `cli from dist: ${args.join(' ')}\n`, stderr: '' });
+    }
   });
 });
 

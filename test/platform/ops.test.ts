@@ -1,87 +1,81 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { freePort, paymentBody, startApp, type TestApp } from '../helpers/app.js';
-import { createTestDatabase, engines } from '../helpers/db.js';
+import { describe, test } from 'node:test';
+import { forEachEngine, freePort, paymentBody, startApp, withApp } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/db.js';
 
-for (const engine of engines) {
-  describe(`operations [${engine}]`, () => {
-    let t: TestApp;
-    before(async () => {
-      t = await startApp(engine);
-    });
-    after(async () => t?.close());
+forEachEngine('operations', (engine) => {
+  const t = withApp(engine);
 
-    test('healthz and readyz', async () => {
-      assert.deepEqual((await t.get('/healthz')).body, { status: 'ok' });
-      const r = await t.get('/readyz');
-      assert.equal(r.status, 200);
-      assert.equal(r.body.status, 'ready');
-    });
-
-    test('metrics: requests by route and result code, payments by state, job queue', async () => {
-      const body = paymentBody({ CONFIRM_URL: 'https://127.0.0.1:9/unreachable' });
-      await t.gw('requestPayment', body);
-      await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO });
-      await t.gw('searchPayment', { TRANS_SEQNO: 'NOPE' });
-      await t.pay(body.TRANS_SEQNO as string);
-      // The callback to an unreachable address fails once; wait for the worker to record it.
-      let m = await t.get('/metrics');
-      for (let i = 0; i < 200 && !/sunap_job_failures_total\{kind="gateway.callback"/.test(m.text); i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        m = await t.get('/metrics');
-      }
-      assert.equal(m.status, 200);
-      assert.match(m.headers.get('content-type')!, /text\/plain/);
-      assert.match(m.text, /sunap_http_requests_total\{method="POST",route="\/api\/searchPayment",status="200",result_code="0000"\} 1/);
-      assert.match(m.text, /sunap_http_requests_total\{method="POST",route="\/api\/searchPayment",status="200",result_code="4003"\} 1/);
-      assert.match(m.text, /sunap_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/requestPayment",result_code="0000"\}/);
-      assert.match(m.text, /sunap_payments\{state="APPROVE_COMPLETE"\} 1/);
-      assert.match(m.text, /sunap_jobs_pending\{kind="gateway.callback"\} 1/);
-      assert.match(m.text, /sunap_job_failures_total\{kind="gateway.callback",final="false"\} 1/);
-    });
-
-    test('/docs serves OpenAPI 3 generated from the route schemas', async () => {
-      const ui = await t.get('/docs');
-      assert.ok([200, 302].includes(ui.status));
-      const doc = (await t.get('/docs/json')).body;
-      assert.match(doc.openapi, /^3\./);
-      const create = doc.paths['/api/requestPayment'].post;
-      const schema = create.requestBody.content['application/json'].schema;
-      assert.ok(schema.required.includes('TRANS_SEQNO'));
-      assert.equal(schema.properties.TRANS_AT.pattern, '^\\d{14}$');
-      assert.ok(doc.paths['/api/searchPayment'] && doc.paths['/api/requestPaymentCancel']);
-      assert.ok(doc.paths['/sandbox/clock']);
-    });
-
-    test('logs never hold the API key, the signature, a card number or the page token', async () => {
-      const body = paymentBody();
-      const r = await t.gw('requestPayment', body);
-      const link = new URL(r.body.result_data.REDIRECT_URL);
-      await t.get(link.pathname + link.search);
-      await t.pay(body.TRANS_SEQNO as string, '5555555555554444');
-      await t.gw('requestPayment', { ...paymentBody(), API_SIGN: 'f'.repeat(64) });
-      const logs = t.logs.join('');
-      assert.ok(logs.length > 0, 'the app did log requests');
-      for (const secret of [t.apiKey, '5555555555554444', link.searchParams.get('token')!, 'f'.repeat(64)]) {
-        assert.ok(!logs.includes(secret), `log contains ${secret.slice(0, 6)}…`);
-      }
-    });
-
-    test('readyz answers 503 when the database is gone', async () => {
-      const t2 = await startApp(engine);
-      try {
-        await t2.app.sunap.store.db.destroy();
-        const r = await t2.get('/readyz');
-        assert.equal(r.status, 503);
-        assert.equal(r.body.status, 'unavailable');
-      } finally {
-        await t2.close().catch(() => {});
-      }
-    });
+  test('healthz and readyz', async () => {
+    assert.deepEqual((await t.get('/healthz')).body, { status: 'ok' });
+    const r = await t.get('/readyz');
+    assert.equal(r.status, 200);
+    assert.equal(r.body.status, 'ready');
   });
-}
+
+  test('metrics: requests by route and result code, payments by state, job queue', async () => {
+    const body = paymentBody({ CONFIRM_URL: 'https://127.0.0.1:9/unreachable' });
+    await t.gw('requestPayment', body);
+    await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO });
+    await t.gw('searchPayment', { TRANS_SEQNO: 'NOPE' });
+    await t.pay(body.TRANS_SEQNO as string);
+    // The callback to an unreachable address fails once; wait for the worker to record it.
+    let m = await t.get('/metrics');
+    for (let i = 0; i < 200 && !/sunap_job_failures_total\{kind="gateway.callback"/.test(m.text); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      m = await t.get('/metrics');
+    }
+    assert.equal(m.status, 200);
+    assert.match(m.headers.get('content-type')!, /text\/plain/);
+    assert.match(m.text, /sunap_http_requests_total\{method="POST",route="\/api\/searchPayment",status="200",result_code="0000"\} 1/);
+    assert.match(m.text, /sunap_http_requests_total\{method="POST",route="\/api\/searchPayment",status="200",result_code="4003"\} 1/);
+    assert.match(m.text, /sunap_http_request_duration_seconds_bucket\{le="[^"]+",method="POST",route="\/api\/requestPayment",result_code="0000"\}/);
+    assert.match(m.text, /sunap_payments\{state="APPROVE_COMPLETE"\} 1/);
+    assert.match(m.text, /sunap_jobs_pending\{kind="gateway.callback"\} 1/);
+    assert.match(m.text, /sunap_job_failures_total\{kind="gateway.callback",final="false"\} 1/);
+  });
+
+  test('/docs serves OpenAPI 3 generated from the route schemas', async () => {
+    const ui = await t.get('/docs');
+    assert.ok([200, 302].includes(ui.status));
+    const doc = (await t.get('/docs/json')).body;
+    assert.match(doc.openapi, /^3\./);
+    const create = doc.paths['/api/requestPayment'].post;
+    const schema = create.requestBody.content['application/json'].schema;
+    assert.ok(schema.required.includes('TRANS_SEQNO'));
+    assert.equal(schema.properties.TRANS_AT.pattern, '^\\d{14}$');
+    assert.ok(doc.paths['/api/searchPayment'] && doc.paths['/api/requestPaymentCancel']);
+    assert.ok(doc.paths['/sandbox/clock']);
+  });
+
+  test('logs never hold the API key, the signature, a card number or the page token', async () => {
+    const body = paymentBody();
+    const r = await t.gw('requestPayment', body);
+    const link = new URL(r.body.result_data.REDIRECT_URL);
+    await t.get(link.pathname + link.search);
+    await t.pay(body.TRANS_SEQNO as string, '5555555555554444');
+    await t.gw('requestPayment', { ...paymentBody(), API_SIGN: 'f'.repeat(64) });
+    const logs = t.logs.join('');
+    assert.ok(logs.length > 0, 'the app did log requests');
+    for (const secret of [t.apiKey, '5555555555554444', link.searchParams.get('token')!, 'f'.repeat(64)]) {
+      assert.ok(!logs.includes(secret), `log contains ${secret.slice(0, 6)}…`);
+    }
+  });
+
+  test('readyz answers 503 when the database is gone', async () => {
+    const t2 = await startApp(engine);
+    try {
+      await t2.app.sunap.database.db.destroy();
+      const r = await t2.get('/readyz');
+      assert.equal(r.status, 503);
+      assert.equal(r.body.status, 'unavailable');
+    } finally {
+      await t2.close().catch(() => {});
+    }
+  });
+});
 
 describe('graceful shutdown', () => {
   test('SIGTERM: stops accepting, finishes, exits 0', async () => {

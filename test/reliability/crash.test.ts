@@ -1,14 +1,15 @@
 /**
- * Crash safety (design notes 2, 5, 6, 7, 8): the real server as a child process under a mixed
+ * Crash safety (docs/reliability.md): the real server as a child process under a mixed
  * workload, SIGKILLed at random moments and restarted on the same database, then drained and
  * checked against the database. Normal profile: ≥ 3 kills per engine; SUNAP_STRESS=1: ≥ 20.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import { newId } from '../../src/platform/crypto.js';
-import { createTestDatabase, engines } from '../helpers/db.js';
+import { forEachEngine } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/db.js';
 import {
   checkInvariants, Client, createFixture, describeViolations, drain, FaultReceiver, hashNum, newLedger, rand,
   ROOT, ServerProcess, sleep, STRESS, workloadWorker, type Fixture, type Reaction,
@@ -58,56 +59,54 @@ async function theCheckCatchesBreakage(fx: Fixture, receiver: FaultReceiver): Pr
   for (const re of expect) assert.ok(report.violations.some((v) => re.test(v)), `the check missed ${re}: ${report.violations.join(' | ')}`);
 }
 
-for (const engine of engines) {
-  describe(`crash safety: SIGKILL under a mixed workload [${engine}]`, () => {
-    test(`${KILLS} kills and restarts on one database: nothing lost, nothing done twice`, { timeout: STRESS ? 1_200_000 : 150_000 }, async () => {
-      const database = await createTestDatabase(engine);
-      const fx = await createFixture(database.url, [5_000_000, 4000]);
-      const receiver = await new FaultReceiver().start();
-      receiver.policy = flakyPolicy;
-      const server = new ServerProcess({ name: `crash-${engine}`, databaseUrl: database.url });
-      const started = Date.now();
-      try {
+forEachEngine('crash safety: SIGKILL under a mixed workload', (engine) => {
+  test(`${KILLS} kills and restarts on one database: nothing lost, nothing done twice`, { timeout: STRESS ? 1_200_000 : 150_000 }, async () => {
+    const database = await createTestDatabase(engine);
+    const fx = await createFixture(database.url, [5_000_000, 4000]);
+    const receiver = await new FaultReceiver().start();
+    receiver.policy = flakyPolicy;
+    const server = new ServerProcess({ name: `crash-${engine}`, databaseUrl: database.url });
+    const started = Date.now();
+    try {
+      await server.start();
+      const client = new Client(fx, () => (server.alive ? [server.url] : []));
+      const ledger = newLedger();
+      let stop = false;
+      const workers = Array.from({ length: WORKERS }, (_, i) => workloadWorker({ client, ledger, receiverUrl: receiver.url, clockMoves: i === 0 }, () => stop));
+      const killed: number[] = [];
+      for (let k = 0; k < KILLS; k++) {
+        await sleep(RUN_MS[0] + rand(RUN_MS[1] - RUN_MS[0]));
+        await server.kill();
+        killed.push(Date.now() - started);
+        // Sometimes the supervisor is slow to restart: the workload meets a refused connection meanwhile.
+        await sleep(rand(400));
         await server.start();
-        const client = new Client(fx, () => (server.alive ? [server.url] : []));
-        const ledger = newLedger();
-        let stop = false;
-        const workers = Array.from({ length: WORKERS }, (_, i) => workloadWorker({ client, ledger, receiverUrl: receiver.url, clockMoves: i === 0 }, () => stop));
-        const killed: number[] = [];
-        for (let k = 0; k < KILLS; k++) {
-          await sleep(RUN_MS[0] + rand(RUN_MS[1] - RUN_MS[0]));
-          await server.kill();
-          killed.push(Date.now() - started);
-          // Sometimes the supervisor is slow to restart: the workload meets a refused connection meanwhile.
-          await sleep(rand(400));
-          await server.start();
-        }
-        await sleep(1000);
-        stop = true;
-        await Promise.all(workers);
-        const drained = await drain(client, STRESS ? 240_000 : 90_000);
-        const report = await checkInvariants(fx, receiver, ledger);
-        const figures = {
-          engine, profile: STRESS ? 'stress' : 'normal', kills: server.kills, starts: server.starts, requests: client.requests,
-          operations: ledger.ops, noAnswer: ledger.noAnswer, serverErrors: ledger.serverErrors.length,
-          invariantsChecked: report.checked, violations: report.violations.length, ...report.figures,
-          drain: drained, seconds: Math.round((Date.now() - started) / 1000),
-        };
-        mkdirSync(join(ROOT, '.tmp', 'reliability'), { recursive: true });
-        writeFileSync(join(ROOT, '.tmp', 'reliability', `crash-${engine}${STRESS ? '-stress' : ''}.json`), JSON.stringify({ figures, violations: report.violations, serverErrors: ledger.serverErrors }, null, 2));
-        console.log(`crash [${engine}]: ${JSON.stringify(figures)}`);
-        assert.ok(server.kills >= KILLS, `killed ${server.kills} times`);
-        assert.deepEqual(report.violations, [], describeViolations(report));
-        assert.deepEqual(ledger.serverErrors, [], 'the service answered 5xx');
-        assert.ok(report.figures.approvedPayments > 0 && report.figures.messages > 0 && report.figures.webhookEvents > 0, 'the workload did real work');
-        await server.stop();
-        await theCheckCatchesBreakage(fx, receiver);
-      } finally {
-        await server.close();
-        await receiver.close();
-        await fx.store.close();
-        await database.drop();
       }
-    });
+      await sleep(1000);
+      stop = true;
+      await Promise.all(workers);
+      const drained = await drain(client, STRESS ? 240_000 : 90_000);
+      const report = await checkInvariants(fx, receiver, ledger);
+      const figures = {
+        engine, profile: STRESS ? 'stress' : 'normal', kills: server.kills, starts: server.starts, requests: client.requests,
+        operations: ledger.ops, noAnswer: ledger.noAnswer, serverErrors: ledger.serverErrors.length,
+        invariantsChecked: report.checked, violations: report.violations.length, ...report.figures,
+        drain: drained, seconds: Math.round((Date.now() - started) / 1000),
+      };
+      mkdirSync(join(ROOT, '.tmp', 'reliability'), { recursive: true });
+      writeFileSync(join(ROOT, '.tmp', 'reliability', `crash-${engine}${STRESS ? '-stress' : ''}.json`), JSON.stringify({ figures, violations: report.violations, serverErrors: ledger.serverErrors }, null, 2));
+      console.log(`crash [${engine}]: ${JSON.stringify(figures)}`);
+      assert.ok(server.kills >= KILLS, `killed ${server.kills} times`);
+      assert.deepEqual(report.violations, [], describeViolations(report));
+      assert.deepEqual(ledger.serverErrors, [], 'the service answered 5xx');
+      assert.ok(report.figures.approvedPayments > 0 && report.figures.messages > 0 && report.figures.webhookEvents > 0, 'the workload did real work');
+      await server.stop();
+      await theCheckCatchesBreakage(fx, receiver);
+    } finally {
+      await server.close();
+      await receiver.close();
+      await fx.store.close();
+      await database.drop();
+    }
   });
-}
+});

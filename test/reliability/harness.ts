@@ -12,10 +12,10 @@ import type { ServerResponse } from 'node:http';
 import { createConnection, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
-import { migrate, openStore, type Database, type Store } from '../../src/db/index.js';
+import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 import { createPlatform, createStore } from '../../src/gateway/merchants.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
-import { kstCompact } from '../../src/platform/clock.js';
+import { kstCompact } from '../../src/platform/kst.js';
 import { apiSign, SecretBox } from '../../src/platform/crypto.js';
 import { freePort, TEST_SECRET_KEY } from '../helpers/app.js';
 import { childEnv } from '../helpers/process.js';
@@ -307,7 +307,7 @@ export interface AccountFixture {
 
 export interface Fixture {
   databaseUrl: string;
-  store: Store;
+  store: DatabaseHandle;
   db: Kysely<Database>;
   platformCode: string;
   apiKey: string;
@@ -317,7 +317,7 @@ export interface Fixture {
 
 /** Migrates the database and creates one platform, two stores and an account per store with points. */
 export async function createFixture(databaseUrl: string, points: number[]): Promise<Fixture> {
-  const store = openStore(databaseUrl, { poolSize: 4 });
+  const store = openDatabase(databaseUrl, { poolSize: 4 });
   await migrate(store.db);
   const box = new SecretBox(Buffer.from(TEST_SECRET_KEY, 'hex'));
   const now = Date.now();
@@ -616,7 +616,7 @@ export async function workloadWorker(o: WorkloadOptions, stop: () => boolean): P
     await Promise.all(chance(0.4) ? [one(), one()] : [one()]);
   }
 
-  async function someInvoice(ai: number, where: { status: string; sent?: boolean; paymentIssued?: boolean }) {
+  async function someInvoice(ai: number, where: { status: 'PENDING' | 'DONE' | 'CANCELED'; sent?: boolean; paymentIssued?: boolean }) {
     let q = fx.db.selectFrom('invoices').select(['unique_id', 'trans_seqno', 'store_code', 'send_count'])
       .where('account_id', '=', fx.accounts[ai]!.accountId).where('status', '=', where.status).where('deleted_at', 'is', null);
     if (where.sent) q = q.where('send_count', '>', 0);

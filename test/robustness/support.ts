@@ -22,7 +22,7 @@ export async function dbSnapshot(t: TestApp): Promise<Record<string, number>> {
     union all select 'wallets', cast(coalesce(sum(balance), 0) as bigint) from wallets
     union all select 'webhook_events', count(*) from webhook_events
     union all select 'settings:' || key || '=' || value, 1 from settings
-  `.execute(t.app.sunap.store.db);
+  `.execute(t.app.sunap.database.db);
   const out: Record<string, number> = {};
   for (const r of rows.rows) out[r.k] = Number(r.n);
   return out;

@@ -1,0 +1,85 @@
+/**
+ * `npm run fakes`: the rehearsal of live mode (docs/going-live.md, "Rehearse live mode"). Starts
+ * the Toss Payments and Solapi fakes as local HTTPS servers, and an HTTPS front for Sunap (live
+ * mode wants an https public URL), then prints the environment that points `sunap serve` at
+ * them. Stops on Ctrl-C.
+ *
+ * Ports: FAKE_TOSS_PORT (9701), FAKE_SOLAPI_PORT (9702), FAKE_FRONT_PORT (8443) forwarding to
+ * Sunap's PORT (8080). Certificates: .tmp/tls (created when missing), trusted by Sunap through
+ * NODE_EXTRA_CA_CERTS.
+ */
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:https';
+import { join, resolve } from 'node:path';
+import { INVOICE_TEMPLATE } from '../../src/invoicing/index.js';
+import { FakeSolapi, FAKE_SOLAPI } from './solapi.js';
+import { FakeToss } from './toss.js';
+import { ensureTestCa } from './tls.mjs';
+
+const root = resolve(import.meta.dirname, '..', '..');
+const tls = ensureTestCa(join(root, '.tmp', 'tls'));
+const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const sunapPort = port('PORT', 8080);
+
+const toss = await new FakeToss().start(port('FAKE_TOSS_PORT', 9701), tls);
+const solapi = await new FakeSolapi({ ...FAKE_SOLAPI, template: INVOICE_TEMPLATE }).start(port('FAKE_SOLAPI_PORT', 9702), tls);
+
+// The TLS a reverse proxy gives Sunap in production, for the payment links the rehearsal hands out.
+const front = createServer({ key: readFileSync(join(tls, 'server.key')), cert: readFileSync(join(tls, 'server.crt')) }, (req, res) => {
+  const upstream = request({ host: '127.0.0.1', port: sunapPort, path: req.url, method: req.method, headers: { ...req.headers, 'x-forwarded-proto': 'https' } }, (up) => {
+    res.writeHead(up.statusCode ?? 502, up.headers);
+    up.pipe(res);
+  });
+  upstream.on('error', () => res.writeHead(502, { 'content-type': 'text/plain' }).end(`Sunap is not answering on port ${sunapPort}\n`));
+  req.pipe(upstream);
+});
+const frontPort = port('FAKE_FRONT_PORT', 8443);
+await new Promise<void>((r) => front.listen(frontPort, '127.0.0.1', r));
+
+const env = {
+  SUNAP_MODE: 'live',
+  PORT: String(sunapPort),
+  SUNAP_PUBLIC_URL: `https://localhost:${frontPort}`,
+  SUNAP_SECRET_KEY: '<64 hex characters: openssl rand -hex 32>',
+  NODE_EXTRA_CA_CERTS: join(tls, 'ca.crt'),
+  SUNAP_CARD_PROCESSOR: 'toss',
+  SUNAP_TOSS_SECRET_KEY: toss.secretKey,
+  SUNAP_TOSS_API_URL: toss.url,
+  SUNAP_MESSAGING_PROVIDER: 'solapi',
+  SUNAP_SOLAPI_API_KEY: FAKE_SOLAPI.apiKey,
+  SUNAP_SOLAPI_API_SECRET: FAKE_SOLAPI.apiSecret,
+  SUNAP_SOLAPI_API_URL: solapi.url,
+  SUNAP_SOLAPI_SENDER: FAKE_SOLAPI.sender,
+  SUNAP_SOLAPI_PFID: FAKE_SOLAPI.pfId,
+  SUNAP_SOLAPI_TEMPLATE_ID: FAKE_SOLAPI.templateId,
+};
+process.stdout.write([
+  `Toss Payments fake  ${toss.url}`,
+  `Solapi fake         ${solapi.url}`,
+  `HTTPS front         https://localhost:${frontPort} -> http://127.0.0.1:${sunapPort}`,
+  '',
+  'In another terminal, with these variables (the test CA is trusted through NODE_EXTRA_CA_CERTS):',
+  '',
+  ...Object.entries(env).map(([k, v]) => `export ${k}=${k === 'SUNAP_SECRET_KEY' ? '$(openssl rand -hex 32)' : v}`),
+  '',
+  'then: npx sunap doctor && npx sunap serve',
+  'Every request the fakes answer is printed below. Ctrl-C stops them.',
+  '',
+].join('\n'));
+
+let shown = { toss: 0, solapi: 0 };
+const tick = setInterval(() => {
+  for (const r of toss.requests.slice(shown.toss)) process.stdout.write(`toss    ${r.method} ${r.path}\n`);
+  for (const r of solapi.requests.slice(shown.solapi)) process.stdout.write(`solapi  ${r.method} ${r.path}${r.query.size ? `?${r.query}` : ''}\n`);
+  shown = { toss: toss.requests.length, solapi: solapi.requests.length };
+}, 500);
+
+const stop = async () => {
+  clearInterval(tick);
+  front.close();
+  await Promise.all([toss.close(), solapi.close()]);
+  process.exit(0);
+};
+process.on('SIGINT', () => void stop());
+process.on('SIGTERM', () => void stop());

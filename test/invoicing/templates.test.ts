@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { forEachEngine, withApp } from '../helpers/app.js';
+import { billBody, newAccount } from './support.js';
+import { ownerClient } from '../console/support.js';
+
+forEachEngine('invoicing: billTemplateId', (engine) => {
+  const t = withApp(engine);
+  const db = () => t.app.sunap.database.db;
+  const newest = (accountId: string) => db().selectFrom('invoices').selectAll().where('account_id', '=', accountId).orderBy('id', 'desc').executeTakeFirstOrThrow();
+
+  async function template(accountId: string, body: Record<string, unknown>): Promise<string> {
+    return (await t.app.sunap.invoicing.templates.create(accountId, { name: '기본', ...body })).id;
+  }
+
+  test('the template fills what the request leaves out; what the request gives wins', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const id = await template(a.accountId, {
+      reason: '12월 수강료', description: '템플릿 안내', amount: 115_000, sendChannel: 'SMS',
+      items: [{ name: '교재', price: 15_000 }, { name: '레슨', price: 100_000 }],
+    });
+    const members = [{ studentName: '홍길동', studentPhone: '01012345678' }];
+    let r = await t.post('/app/v1/sales/bill', { billTemplateId: id, members }, a.h);
+    assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+    let inv = await newest(a.accountId);
+    assert.equal(inv.reason, '12월 수강료');
+    assert.equal(inv.description, '템플릿 안내');
+    assert.equal(inv.amount, 115_000);
+    assert.equal(inv.send_channel, 'SMS');
+    assert.equal(JSON.parse(inv.items_json!).length, 2);
+    assert.equal(inv.bill_template_id, id);
+
+    // Given fields win; a given amount comes without the template's items (they add up to its amount).
+    r = await t.post('/app/v1/sales/bill', { billTemplateId: id, members, reason: '보강 수업', amount: 30_000, sendChannel: 'ALIMTALK' }, a.h);
+    assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+    inv = await newest(a.accountId);
+    assert.equal(inv.reason, '보강 수업');
+    assert.equal(inv.description, '템플릿 안내');
+    assert.equal(inv.amount, 30_000);
+    assert.equal(inv.send_channel, 'ALIMTALK');
+    assert.equal(inv.items_json, null);
+
+    // Without a template, reason and amount are required as before.
+    r = await t.post('/app/v1/sales/bill', { members, amount: 1000 }, a.h);
+    assert.equal(r.status, 400);
+    assert.equal(r.body.result_msg, 'reason: is required');
+    r = await t.post('/app/v1/sales/bill', { members, reason: 'x' }, a.h);
+    assert.equal(r.body.result_msg, 'amount: is required');
+    // A template without an amount leaves the amount to the request.
+    const noAmount = await template(a.accountId, { reason: '상담비' });
+    r = await t.post('/app/v1/sales/bill', { billTemplateId: noAmount, members }, a.h);
+    assert.equal(r.body.result_msg, 'amount: is required');
+  });
+
+  test('an unknown template id, or another account\'s, is -20 billTemplateId: ... and creates nothing', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const b = await newAccount(t, { points: 1000 });
+    const theirs = await template(b.accountId, { reason: '남의 템플릿', amount: 5000 });
+    for (const id of ['tpl_unknown', theirs, 12345]) {
+      const r = await t.post('/app/v1/sales/bill', billBody({ billTemplateId: id }), a.h);
+      assert.equal(r.status, 400);
+      assert.equal(r.body.result_code, -20);
+      assert.match(r.body.result_msg, /^billTemplateId: /);
+    }
+    assert.equal((await db().selectFrom('invoices').select('id').where('account_id', '=', a.accountId).execute()).length, 0);
+    // null is absent, as everywhere (public clients send billTemplateId: null).
+    assert.equal((await t.post('/app/v1/sales/bill', billBody({ billTemplateId: null }), a.h)).body.result_code, 0);
+  });
+
+  test('requestId with a template: a repeat is the same request even after the template changed; other content is -22', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const id = await template(a.accountId, { reason: '수강료', amount: 50_000 });
+    const members = [{ studentName: '홍길동', studentPhone: '01012345678' }];
+    const body = { billTemplateId: id, requestId: 'tpl-repeat-0001', members };
+    assert.equal((await t.post('/app/v1/sales/bill', body, a.h)).body.result_code, 0);
+    await t.app.sunap.invoicing.templates.update(a.accountId, id, { name: '기본', reason: '수강료', amount: 70_000 });
+    assert.equal((await t.post('/app/v1/sales/bill', body, a.h)).body.result_code, 0);
+    assert.equal((await db().selectFrom('invoices').select('amount').where('account_id', '=', a.accountId).execute()).map((r) => r.amount).join(), '50000');
+    // Deleted meanwhile: the repeat still answers 0.
+    await t.app.sunap.invoicing.templates.remove(a.accountId, id);
+    assert.equal((await t.post('/app/v1/sales/bill', body, a.h)).body.result_code, 0);
+    // An explicit channel is other content than "the template's channel".
+    const id2 = await template(a.accountId, { reason: '수강료', amount: 50_000, sendChannel: 'SMS' });
+    assert.equal((await t.post('/app/v1/sales/bill', { billTemplateId: id2, requestId: 'tpl-repeat-0002', members }, a.h)).body.result_code, 0);
+    const conflict = await t.post('/app/v1/sales/bill', { billTemplateId: id2, requestId: 'tpl-repeat-0002', members, sendChannel: 'ALIMTALK' }, a.h);
+    assert.equal(conflict.body.result_code, -22);
+  });
+
+  test('templates made in the console work through the API (billTemplateId as the console shows it)', async () => {
+    const { owner, c } = await ownerClient(t, { points: 1000 });
+    const r = await c.post('/console/templates', { name: '월 수강료', reason: '1월 수강료', amount: '120,000', items: '교재:20000; 레슨:100000', sendChannel: 'SMS' }, { from: '/console/templates/new' });
+    assert.equal(r.status, 303, r.text.slice(0, 400));
+    const list = (await c.get('/console/templates')).text;
+    const id = /<code>(tpl_[A-Za-z0-9_-]+)<\/code>/.exec(list)![1]!;
+    const login = await t.post('/app/v1/auth/login', { email: owner.email, password: owner.password });
+    const h = { 'x-access-token': login.body.result_data.accessToken };
+    const created = await t.post('/app/v1/sales/bill', { billTemplateId: id, members: [{ studentName: '김', studentPhone: '01012345678' }] }, h);
+    assert.equal(created.body.result_code, 0, JSON.stringify(created.body));
+    const inv = await newest(owner.accountId);
+    assert.equal(inv.amount, 120_000);
+    assert.equal(inv.reason, '1월 수강료');
+    // A bad template is refused with the field named, nothing saved.
+    const bad = await c.post('/console/templates', { name: '틀림', reason: 'x', amount: '1000', items: '교재:2000' }, { from: '/console/templates/new' });
+    assert.equal(bad.status, 400);
+    assert.ok(bad.text.includes('items: the net sum of the items (2000) must equal the amount (1000)'));
+    assert.equal((await t.app.sunap.invoicing.templates.list(owner.accountId)).length, 1);
+  });
+});
