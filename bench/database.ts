@@ -3,7 +3,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql, type Insertable, type Kysely } from 'kysely';
 import pg from 'pg';
-import { openStore, type Database, type Store } from '../src/db/index.js';
+import { openDatabase, type Database, type DatabaseHandle } from '../src/db/index.js';
 import type { InvoiceTable } from '../src/db/schema.js';
 import { createAccount, grantPoints } from '../src/invoicing/accounts.js';
 import { insertInvoices } from '../src/invoicing/repository.js';
@@ -55,17 +55,17 @@ export async function createDatabase(engine: Engine, root: string, adminUrl: str
   };
 }
 
-/** The benchmark's own connection, opened through the same openStore() the server uses. */
-export function openBenchStore(url: string): Store {
-  return openStore(url, { poolSize: 2 });
+/** The benchmark's own connection, opened through the same openDatabase() the server uses. */
+export function openBenchStore(url: string): DatabaseHandle {
+  return openDatabase(url, { poolSize: 2 });
 }
 
 /**
  * The durability settings in force, read back rather than assumed. SQLite's synchronous is a
- * per-connection setting: this reads the value openStore() (src/db/index.ts) sets on every
+ * per-connection setting: this reads the value openDatabase() (src/db/index.ts) sets on every
  * connection it opens, the server's included; journal_mode=WAL is stored in the file.
  */
-export async function durability(store: Store): Promise<Record<string, string>> {
+export async function durability(store: DatabaseHandle): Promise<Record<string, string>> {
   if (store.engine === 'sqlite') {
     const jm = await sql<{ journal_mode: string }>`pragma journal_mode`.execute(store.db);
     const sy = await sql<{ synchronous: number }>`pragma synchronous`.execute(store.db);
@@ -88,7 +88,7 @@ export interface BenchAccount {
 }
 
 /** An invoicing account with points, through the same functions as `sunap account create` / `points grant`. */
-export async function seedAccount(store: Store, storeCode: string, label: string, points: number): Promise<BenchAccount> {
+export async function seedAccount(store: DatabaseHandle, storeCode: string, label: string, points: number): Promise<BenchAccount> {
   const email = `bench-${label.toLowerCase()}-${randomBytes(3).toString('hex')}@example.com`;
   const password = 'bench password 1';
   const now = Date.now();
@@ -149,7 +149,7 @@ export async function seedInvoices(
 }
 
 /** PostgreSQL's statistics after a bulk load, as autovacuum would have them soon after. */
-export async function analyze(store: Store): Promise<void> {
+export async function analyze(store: DatabaseHandle): Promise<void> {
   if (store.engine === 'postgres') await sql`analyze`.execute(store.db);
 }
 

@@ -1,4 +1,5 @@
 import type { BenchConfig, Engine, ScenarioKey } from './config.js';
+import { CONSOLE_PAIRS } from './console.js';
 
 export interface Row {
   target: Engine | 'node:http';
@@ -80,6 +81,15 @@ export function checkTargets(rows: Row[], cfg: BenchConfig): TargetCheck[] {
       value: s?.p99 === undefined || l?.p99 === undefined ? 'not measured' : `${ms(l.p99)} ms vs ${ms(s.p99)} ms (${f(l.p99 / s.p99, 1)}×)`,
       met: s?.p99 === undefined || l?.p99 === undefined ? null : l.p99 <= 2 * s.p99,
     });
+    for (const [small, large, what] of CONSOLE_PAIRS) {
+      const a = get(engine, small);
+      const b = get(engine, large);
+      out.push({
+        target: engine, goal: `${what} p99 at ${cfg.listLarge.toLocaleString('en-US')} ≤ 2× p99 at ${cfg.listSmall.toLocaleString('en-US')}`,
+        value: a?.p99 === undefined || b?.p99 === undefined ? 'not measured' : `${ms(b.p99)} ms vs ${ms(a.p99)} ms (${f(b.p99 / a.p99, 1)}×)`,
+        met: a?.p99 === undefined || b?.p99 === undefined ? null : b.p99 <= 2 * a.p99,
+      });
+    }
     const peaks = rows.filter((r) => r.target === engine && r.peakRssMB !== undefined).map((r) => r.peakRssMB!);
     out.push({ target: engine, goal: 'peak RSS under load < 300 MB', value: peaks.length ? `${f(Math.max(...peaks))} MB` : 'not measured', met: peaks.length ? Math.max(...peaks) < 300 : null });
   }

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import type { Store } from '../src/db/index.js';
+import type { DatabaseHandle } from '../src/db/index.js';
 import { SecretBox } from '../src/platform/crypto.js';
-import { loadBenchConfig, SCENARIOS, type BenchConfig, type Engine, type ScenarioKey } from './config.js';
+import { loadBenchConfig, SCENARIOS, type BenchConfig, type Engine } from './config.js';
 import {
   analyze, createDatabase, durability, invoiceIdRange, openBenchStore, postgresAnswers, seedAccount, seedInvoices, type BenchDatabase,
 } from './database.js';
@@ -17,6 +17,7 @@ import { call } from './http.js';
 import { loadProblem, runLoad } from './load.js';
 import { cli, RssSampler, startCeiling, startSunap, type Child } from './processes.js';
 import { BenchReceiver, ensureTls } from './receiver.js';
+import { CONSOLE_LISTS, consoleSignIn, seedPayments } from './console.js';
 import { checkTargets, notes, table, targetTable, type Row } from './report.js';
 import { drainJobs, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
 
@@ -114,7 +115,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     await database?.drop().catch(() => {});
   };
   onInterrupt.add(interrupted);
-  let store: Store | null = null;
+  let store: DatabaseHandle | null = null;
   let server: Child | null = null;
   const serverLog = join(cfg.outDir, `${engine}-server.log`);
   const startServer = async (label: string) => {
@@ -143,10 +144,12 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     const box = new SecretBox(Buffer.from(SECRET_KEY, 'hex'));
 
     const wantInvoicing = [...cfg.scenarios].some((k) => INVOICING.has(k));
+    const wantConsole = [...cfg.scenarios].some((k) => k in CONSOLE_LISTS);
+    const consoleOwners: Partial<Record<'small' | 'large', { email: string; password: string; accountId: string }>> = {};
     const accounts = {} as Target['accounts'];
     const hooks: Target['hooks'] = { warm: [0, -1], main: [0, -1] };
     if (wantInvoicing) {
-      log(`${engine}: accounts and seeded invoices (${cfg.listSmall} + ${cfg.listLarge} listed, ${cfg.webhooks} paid with a webhook)`);
+      log(`${engine}: accounts and seeded invoices (${cfg.listSmall} + ${cfg.listLarge} listed, ${cfg.webhooks} paid with a webhook)${wantConsole ? `; console stores of ${cfg.listSmall} and ${cfg.listLarge} payments and invoices` : ''}`);
       for (const label of ['create', 'batchWarm', 'batch', 'listSmall', 'listLarge', 'webhooks'] as const) {
         accounts[label] = { ...(await seedAccount(store, shop.storeCode!, label, 1_000_000_000)), token: '' };
       }
@@ -163,6 +166,16 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         hooks.warm = [r.min, r.min + warm - 1];
         hooks.main = [r.min + warm, r.max];
       }
+      if (wantConsole) {
+        // Two stores, each with an owner: 1,000 and 100,000 payments and invoices.
+        for (const size of ['small', 'large'] as const) {
+          const count = size === 'small' ? cfg.listSmall : cfg.listLarge;
+          const s = await cli(cfg.root, database.url, SECRET_KEY, ['store', 'create', '--platform-code', platform.platformCode!, '--name', `콘솔 ${size}`]);
+          consoleOwners[size] = await seedAccount(store, s.storeCode!, `console-${size}`, 1000);
+          await seedPayments(store.db, { platformCode: platform.platformCode!, storeCode: s.storeCode!, count, tag: `${tag}${size[0]!.toUpperCase()}`, spanDays: size === 'small' ? 30 : 365 });
+          await seedInvoices(store.db, { accountId: consoleOwners[size]!.accountId, storeCode: s.storeCode!, count, tag: `${tag}C${size[0]!.toUpperCase()}`, spanDays: size === 'small' ? 30 : 365 });
+        }
+      }
       await analyze(store);
       log(`${engine}: seeding took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
@@ -170,7 +183,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     await startServer('setup');
     const t: Target = {
       cfg, engine, url: () => server!.url, pid: () => server!.pid, store, receiver, platformCode: platform.platformCode!, apiKey: platform.apiKey!,
-      storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, hooks,
+      storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, hooks, console: { small: '', large: '' },
     };
 
     // Is the invoicing API there? (It was being finished while this harness was written.)
@@ -181,6 +194,10 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         const r = await call(t.url(), 'POST', '/app/v1/auth/login', { email: a.email, password: a.password, loginType: 'EMAIL' });
         if (r.body?.result_code !== 0) throw new Error(`login failed: ${r.text.slice(0, 300)}`);
         a.token = r.body.result_data.accessToken;
+      }
+      for (const size of ['small', 'large'] as const) {
+        const o = consoleOwners[size];
+        if (o) t.console[size] = await consoleSignIn(t.url(), o.email, o.password);
       }
     }
 

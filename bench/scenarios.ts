@@ -1,5 +1,5 @@
-import type { Store } from '../src/db/index.js';
-import { kstCompact } from '../src/platform/clock.js';
+import type { DatabaseHandle } from '../src/db/index.js';
+import { kstCompact } from '../src/platform/kst.js';
 import { apiSign } from '../src/platform/crypto.js';
 import type { BenchConfig, Engine, ScenarioKey } from './config.js';
 import {
@@ -8,6 +8,7 @@ import {
 import { call, sleep } from './http.js';
 import { loadProblem, loadWarning, runLoad, type LoadResult } from './load.js';
 import { cpuSeconds } from './processes.js';
+import { CONSOLE_LISTS, searchPhone, type ConsoleListKey } from './console.js';
 import type { BenchReceiver } from './receiver.js';
 
 /** What a scenario needs from its target: a running Sunap, its database, and the fixtures. */
@@ -17,7 +18,7 @@ export interface Target {
   /** Base URL and pid of the Sunap process currently serving. */
   url: () => string;
   pid: () => number;
-  store: Store;
+  store: DatabaseHandle;
   receiver: BenchReceiver;
   platformCode: string;
   apiKey: string;
@@ -29,6 +30,8 @@ export interface Target {
   searchSeq: string;
   /** Invoice id ranges (paid, with a webhook URL) for the warm-up and the measured webhook run. */
   hooks: { warm: [number, number]; main: [number, number] };
+  /** Signed-in console owners (their Cookie headers) of the small and the large store. */
+  console: { small: string; large: string };
 }
 
 export interface Measured {
@@ -144,7 +147,9 @@ async function waitDelivered(t: Target, range: [number, number], timeoutS: numbe
   }
 }
 
-export const INVOICING: ReadonlySet<ScenarioKey> = new Set(['createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks']);
+export const INVOICING: ReadonlySet<ScenarioKey> = new Set(['createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks', ...Object.keys(CONSOLE_LISTS) as ConsoleListKey[]]);
+
+const isConsoleList = (key: ScenarioKey): key is ConsoleListKey => key in CONSOLE_LISTS;
 
 export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
   const n = (x: number) => x.toLocaleString('en-US');
@@ -157,11 +162,29 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
     case 'listSmall': return `list p1/100 at ${n(cfg.listSmall)} invoices`;
     case 'listLarge': return `list p1/100 at ${n(cfg.listLarge)} invoices`;
     case 'webhooks': return `${n(cfg.webhooks)} webhooks until DELIVERED`;
+    default: {
+      const c = CONSOLE_LISTS[key];
+      return `console ${c.what} ${c.search ? 'search' : 'list p1/50'} at ${n(c.size === 'small' ? cfg.listSmall : cfg.listLarge)}`;
+    }
   }
+}
+
+/** One console list page under load: the page of the owner of the small or the large store. */
+async function consoleList(key: ConsoleListKey, t: Target): Promise<Measured> {
+  const c = CONSOLE_LISTS[key];
+  const n = c.size === 'small' ? t.cfg.listSmall : t.cfg.listLarge;
+  const q = c.search ? `?q=${searchPhone(n)}` : '';
+  const load = await runLoad({
+    url: t.url(), method: 'GET', path: `/console/${c.what}${q}`, headers: { cookie: c.size === 'small' ? t.console.small : t.console.large },
+    // A full page (50 rows, or all of a smaller seed) and its header row, or the one row the search finds.
+    verify: (b) => b.includes('</html>') && (b.match(/<tr>/g) ?? []).length >= (c.search ? 2 : Math.min(50, n) + 1), ...loadOf(t, key),
+  });
+  return fromLoad(labelOf(key, t.cfg), load, undefined, t.cfg.connections);
 }
 
 /** Runs one Sunap scenario against the target's current server. */
 export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Target): Promise<Measured> {
+  if (isConsoleList(key)) return consoleList(key, t);
   const label = labelOf(key, t.cfg);
   const cfg = t.cfg;
   switch (key) {
