@@ -22,7 +22,7 @@ export function lineNet(line: Line): number | LineProblem {
   const gross = BigInt(line.unitPrice) * BigInt(line.qty ?? 1);
   const d = BigInt(line.discountAmount ?? 0);
   let discount = d;
-  if ((line.discountUnit ?? 'AMOUNT') === 'RATE') {
+  if (line.discountUnit === 'RATE') {
     if (d > 100n) return { field: 'discountAmount', reason: 'a RATE discount must be at most 100' };
     discount = (gross * d) / 100n;
   }
@@ -75,7 +75,7 @@ export function breakdown(amount: number, items: TaxLine[] | undefined): Breakdo
     if (typeof net !== 'number') return { error: `ITEMS[${i}].${net.field}: ${net.reason}` };
     lines.push(net);
     sum += net;
-    if ((item.taxType ?? 'TAX_ON') === 'TAX_FREE') free += net;
+    if (item.taxType === 'TAX_FREE') free += net;
     else {
       const v = vatOf(net, item.vatRateBps ?? DEFAULT_VAT_BPS);
       tax += v;

@@ -37,12 +37,13 @@ export function storeLines(lines: StoredLine[]): string | null {
   return lines.length > 0 ? JSON.stringify(lines) : null;
 }
 
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+// Number.isFinite is false for anything but a finite number (it never converts a string).
+const num = (v: unknown): number | null => (Number.isFinite(v) ? (v as number) : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
 /** The stored lines; an entry that cannot be read is left out rather than failing a page or an answer. */
 export function parseStoredLines(json: string | null): StoredLine[] {
-  if (!json) return [];
+  if (json === null) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

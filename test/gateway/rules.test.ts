@@ -147,6 +147,15 @@ describe('stored item lines', () => {
     const one = parseStoredLines(JSON.stringify([{ name: 'ok', unitPrice: 5, qty: null, discountUnit: 'PERCENT', taxType: 'OTHER', publisher: '' }]));
     assert.deepEqual(one, [storedLine({ name: 'ok', unitPrice: 5, net: 5 })]);
   });
+  test('each field read on its own terms: qty absent is 1, both tax types kept, a non-string text is none', () => {
+    const [a, b] = parseStoredLines(JSON.stringify([
+      { name: '무게 없음', unitPrice: 300 },
+      { name: '과세', unitPrice: 100, qty: 2, taxType: 'TAX_ON', vatRateBps: 0, publisher: 5, imageUrl: false, type: ['x'] },
+    ]));
+    assert.deepEqual(a, storedLine({ name: '무게 없음', unitPrice: 300, qty: 1, net: 300 }));
+    assert.deepEqual(b, storedLine({ name: '과세', unitPrice: 100, qty: 2, net: 200, taxType: 'TAX_ON', vatRateBps: 0 }));
+    assert.equal(parseStoredLines(JSON.stringify([{ name: 'n', unitPrice: 1, net: 'x', amount: 7 }]))[0]!.net, 7, 'a net that is not a number falls back to amount');
+  });
 });
 
 describe('the payment state machine', () => {
