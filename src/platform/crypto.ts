@@ -5,13 +5,13 @@ const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number,
 
 /** API_SIGN (docs/reference.md, "Signing gateway calls"): sha256 hex over TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY. */
 export function apiSign(transSeqNo: string, platformCode: string, storeCode: string, transAt: string, apiKey: string): string {
-  return createHash('sha256').update(transSeqNo + platformCode + storeCode + transAt + apiKey, 'utf8').digest('hex');
+  return createHash('sha256').update(transSeqNo + platformCode + storeCode + transAt + apiKey).digest('hex');
 }
 
 /** Constant-time comparison of two hex strings, case-insensitive. */
 export function hexEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a.toLowerCase(), 'utf8');
-  const y = Buffer.from(b.toLowerCase(), 'utf8');
+  const x = Buffer.from(a.toLowerCase());
+  const y = Buffer.from(b.toLowerCase());
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
@@ -22,7 +22,7 @@ export function webhookSignature(secret: string, t: number, rawBody: Buffer | st
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return createHash('sha256').update(value).digest('hex');
 }
 
 export function hmacToken(key: Buffer, purpose: string, value: string, bytes = 24): string {
@@ -56,7 +56,7 @@ export class SecretBox {
   seal(plain: string): string {
     const iv = randomBytes(12);
     const c = createCipheriv('aes-256-gcm', this.key, iv);
-    const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+    const ct = Buffer.concat([c.update(plain), c.final()]);
     return ['v1', this.keyId, iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
   }
   /**

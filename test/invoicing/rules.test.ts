@@ -63,6 +63,7 @@ describe('the message', () => {
     assert.equal(text, ['[행복 피아노] 청구서 안내', '', '홍길동님, 11월 수강료 청구서가 도착했습니다.', '청구 금액: 128,000원', '', NO_DETAILS, '', '결제하기: https://pay.example/checkout?tid=1'].join('\n'));
     assert.ok(!/#\{/.test(text), 'no variable left unfilled');
     for (const v of ['#{상호}', '#{고객명}', '#{청구사유}', '#{청구금액}', '#{청구내용}', '#{결제링크}']) assert.ok(INVOICE_TEMPLATE.includes(v), v);
+    assert.equal(NO_DETAILS, '아래 링크에서 카드로 결제하실 수 있습니다.', 'an invoice without items or description still says something');
     // The exact text registered with Kakao: a changed line (even a blank one) needs a new approval.
     assert.equal(INVOICE_TEMPLATE, '[#{상호}] 청구서 안내\n\n#{고객명}님, #{청구사유} 청구서가 도착했습니다.\n청구 금액: #{청구금액}\n\n#{청구내용}\n\n결제하기: #{결제링크}');
   });

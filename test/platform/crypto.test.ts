@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { apiSign, hashPassword, hexEqual, hmacToken, randomToken, SecretBox, sha256Hex, tokenEqual, verifyPassword, webhookSignature } from '../../src/platform/crypto.js';
@@ -84,6 +85,9 @@ test('webhook signatures: t, the body and the secret all count', () => {
 
 test('sha256Hex, hmacToken, tokenEqual and randomToken', () => {
   assert.equal(sha256Hex('abc'), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  // Text is hashed as its UTF-8 bytes (a Korean store name or key hashes the same in every client).
+  assert.equal(sha256Hex('수납'), createHash('sha256').update(Buffer.from([0xec, 0x88, 0x98, 0xeb, 0x82, 0xa9])).digest('hex'));
+  assert.equal(apiSign('T1', 'P', 'S', '20261122120000', '키'), createHash('sha256').update(Buffer.from('T1PS20261122120000\xed\x82\xa4', 'latin1')).digest('hex'));
   const key = Buffer.alloc(32, 1);
   const t = hmacToken(key, 'payment-page', 'id-1');
   assert.equal(t.length, 32, '24 bytes in base64url');

@@ -21,9 +21,12 @@ describe('luhnValid', () => {
     assert.equal(luhnValid('4242424242424242'), true);
     assert.equal(luhnValid('4242424242424241'), false, 'one digit off');
     assert.equal(luhnValid('4222222222222'), true, '13 digits');
-    assert.equal(luhnValid('422222222222'), false, '12 digits');
     assert.equal(luhnValid('4000000000000000006'), true, '19 digits');
-    assert.equal(luhnValid('40000000000000000006'), false, '20 digits');
+    // These two have a right check digit: only their length refuses them.
+    assert.equal(luhnValid('422222222222'), false, '12 digits');
+    assert.equal(luhnValid('40000000000000000002'), false, '20 digits');
+    assert.equal(luhnValid('x4242424242424242'), false, 'a letter before');
+    assert.equal(luhnValid('4242424242424242x'), false, 'a letter after');
     assert.equal(luhnValid('4242 4242 4242 4242'), false, 'spaces are not digits');
   });
 
