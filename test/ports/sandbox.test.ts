@@ -43,6 +43,21 @@ describe('luhnValid', () => {
   });
 });
 
+describe('sandbox card processor without a database (memory)', () => {
+  test('remembers approvals and declines by key in memory; cancels without recording', async () => {
+    const p = new SandboxCardProcessor();
+    const first = await p.approve(approveReq('m-1', '4242424242424242'));
+    assert.ok(first.outcome === 'APPROVED');
+    assert.deepEqual(await p.approve(approveReq('m-1', '4242424242424242')), first, 'the same key: the first approval, not a second charge');
+    assert.deepEqual(await p.lookup('m-1'), first);
+    assert.equal(await p.lookup('m-2'), null);
+    assert.deepEqual(await p.approve(approveReq('m-2', '4000000000000002')), { outcome: 'DECLINED', message: '카드사에서 승인을 거절했습니다' });
+    assert.deepEqual(await p.lookup('m-2'), { outcome: 'DECLINED', message: '카드사에서 승인을 거절했습니다' });
+    assert.deepEqual(await p.cancel({ idempotencyKey: 'm-c', approvalNumber: first.approvalNumber, amount: 1000, cardBin: '424242', cardLast4: '4242' }), { outcome: 'CANCELED' });
+    assert.equal(await p.lookup('m-c'), null, 'without a database a cancel leaves no record');
+  });
+});
+
 for (const engine of engines) {
   describe(`sandbox card processor [${engine}]`, () => {
     let handle: DatabaseHandle;
@@ -87,7 +102,7 @@ for (const engine of engines) {
       assert.deepEqual(await p.approve(approveReq('k-d2', '4000000000009995')), { outcome: 'DECLINED', message: '잔액이 부족합니다' });
       assert.deepEqual(await p.lookup('k-d2'), { outcome: 'DECLINED', message: '잔액이 부족합니다' });
       const unknown = await p.approve(approveReq('k-real', '4111111111111111'));
-      assert.equal(unknown.outcome, 'DECLINED');
+      assert.deepEqual(unknown, { outcome: 'DECLINED', message: '샌드박스에서는 테스트 카드만 사용할 수 있습니다' });
       assert.deepEqual(await p.lookup('k-real'), unknown);
     });
 
@@ -101,6 +116,9 @@ for (const engine of engines) {
       const p = new SandboxCardProcessor(handle.db);
       assert.deepEqual(await p.cancel({ idempotencyKey: 'c-ok', approvalNumber: '12345678', amount: 1000, cardBin: '424242', cardLast4: '4242' }), { outcome: 'CANCELED' });
       assert.deepEqual(await p.lookup('c-ok'), { outcome: 'CANCELED', approvalNumber: '12345678', amount: 1000 } as never);
+      const approved = await p.approve(approveReq('k-0259', '4000000000000259'));
+      assert.ok(approved.outcome === 'APPROVED', 'the cancel-fails card approves');
+      assert.equal(approved.issuerName, '신한카드');
       assert.deepEqual(await p.cancel({ idempotencyKey: 'c-fail', approvalNumber: '1', amount: 1000, cardBin: '400000', cardLast4: '0259' }), { outcome: 'FAILED', message: '카드사 취소 처리에 실패했습니다' });
       assert.equal(await p.lookup('c-fail'), null);
       // Same last four, another BIN: not the failing card.
@@ -141,7 +159,7 @@ for (const engine of engines) {
     test('…0000 fails on every channel; …9999 refuses ALIMTALK but takes SMS', async () => {
       for (const channel of ['ALIMTALK', 'SMS'] as const) {
         const r = await m.send(msg(`z-${channel}`, '01000000000', channel));
-        assert.equal(r.accepted, false, channel);
+        assert.deepEqual(r, { accepted: false, error: `수신할 수 없는 번호입니다 (${channel})` });
       }
       assert.deepEqual(await m.send(msg('n-a', '01099999999')), { accepted: false, error: '알림톡을 받을 수 없는 번호입니다' });
       const sms = await m.send(msg('n-s', '01099999999', 'SMS'));
