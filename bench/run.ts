@@ -109,7 +109,8 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Prom
 /**
  * The same-stack reference (bench/reference-server.ts) on the target's database, with the same
  * signed body, connections, warm-up and duration as searchPayment. Its answer must have exactly
- * the keys of Sunap's (else the row is an error: the two would not be doing the same work).
+ * the keys of Sunap's, and it must refuse a wrong API_SIGN with 3001 (else the row is an error:
+ * the two would not be doing the same work).
  */
 async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, sunapAnswer: string, out: TargetOutcome, state: RunState): Promise<Row> {
   const row: Row = { target: t.engine, key: 'reference', label: labelOf('reference', cfg), status: 'ok' };
@@ -128,6 +129,13 @@ async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, su
     if (first.status !== 200 || ours.join() !== theirs.join()) {
       Object.assign(row, { status: 'error', error: `its answer (${first.status}) differs in keys from Sunap's: Sunap ${ours.filter((k) => !theirs.includes(k)).join(', ') || '–'} / reference ${theirs.filter((k) => !ours.includes(k)).join(', ') || '–'}: ${first.text.slice(0, 300)}` });
       return row;
+    }
+    // It must really check the signature: one wrong hex digit is refused with 3001, as by Sunap.
+    const forged = JSON.parse(signedSearch(t)) as { API_SIGN: string };
+    forged.API_SIGN = (forged.API_SIGN[0] === '0' ? '1' : '0') + forged.API_SIGN.slice(1);
+    const refused = await call(child.url, 'POST', '/api/searchPayment', forged);
+    if (refused.body?.result_data?.RESULT_CODE !== '3001') {
+      return Object.assign(row, { status: 'error' as const, error: `a wrong API_SIGN was not refused with 3001: ${refused.text.slice(0, 300)}` });
     }
     const load = await runLoad({
       url: child.url, method: 'POST', path: '/api/searchPayment', body: signedSearch(t), verify: (b) => b.includes(GW_OK),
