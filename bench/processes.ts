@@ -156,14 +156,30 @@ export async function startSunap(opts: {
 /** The ceiling: a bare node:http server answering a pre-serialized body (bench/ceiling-server.ts). */
 export async function startCeiling(opts: { root: string; bodyFile: string; logFile: string }): Promise<Child> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(opts.root, 'bench', 'ceiling-server.ts')], {
-    cwd: opts.root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: childEnv({ BENCH_CEILING_PORT: String(port), BENCH_CEILING_BODY: opts.bodyFile }),
+  return startScript(opts.root, 'ceiling-server.ts', opts.logFile, port, '/ready', { BENCH_CEILING_PORT: String(port), BENCH_CEILING_BODY: opts.bodyFile });
+}
+
+/**
+ * The same-stack reference (bench/reference-server.ts) on the target's database: read-only on
+ * SQLite, a read-only pool on PostgreSQL. Same malloc setting as the Sunap server.
+ */
+export async function startReference(opts: { root: string; databaseUrl: string; secretKey: string; logFile: string }): Promise<Child> {
+  const port = await freePort();
+  return startScript(opts.root, 'reference-server.ts', opts.logFile, port, '/ready', {
+    BENCH_REFERENCE_PORT: String(port), BENCH_REFERENCE_DB: opts.databaseUrl, SUNAP_SECRET_KEY: opts.secretKey,
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   });
-  const child = track(proc, opts.logFile, port);
+}
+
+async function startScript(root: string, script: string, logFile: string, port: number, readyPath: string, env: Record<string, string>): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', script)], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: childEnv(env),
+  });
+  const child = track(proc, logFile, port);
   try {
-    await waitReady(child, '/ready');
+    await waitReady(child, readyPath);
   } catch (err) {
     await child.stop();
     throw err;

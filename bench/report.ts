@@ -20,6 +20,10 @@ export interface Row {
   /** Server CPU µs per request (or per item for batch/webhooks). */
   cpuUs?: number;
   vsCeiling?: number;
+  /** searchPayment's requests/s divided by the same-stack reference's on the same engine (the reference's own row: 1). */
+  vsReference?: number;
+  /** HTTP status codes over the whole load run (warm-up and tail included). */
+  statusCodes?: Record<string, number>;
   note?: string;
   error?: string;
 }
@@ -35,7 +39,7 @@ const f = (x: number | undefined, d = 0) => (x === undefined || !Number.isFinite
 const ms = (x: number | undefined) => (x === undefined ? '–' : x < 10 ? f(x, 2) : x < 100 ? f(x, 1) : f(x, 0));
 
 export function table(rows: Row[]): string {
-  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'completed in', 'server CPU µs/req', 'peak RSS MB', 'vs ceiling', 'status'];
+  const head = ['target', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'completed in', 'server CPU µs/req', 'peak RSS MB', 'vs ceiling', 'vs reference', 'status'];
   const lines = [
     `| ${head.join(' | ')} |`,
     `|${head.map((h, i) => (i < 2 || i === head.length - 1 ? '---' : '---:')).join('|')}|`,
@@ -45,10 +49,39 @@ export function table(rows: Row[]): string {
     const status = r.status === 'ok' ? 'ok' : r.status === 'skipped' ? `skipped: ${r.note ?? ''}` : `ERROR: ${r.error ?? ''}`;
     lines.push(`| ${[
       r.target, r.label, f(r.rps), ms(r.p50), ms(r.p99), done, f(r.cpuUs, 0), f(r.peakRssMB, 0),
-      r.vsCeiling === undefined ? '–' : `${f(r.vsCeiling * 100, 1)}%`, status.replace(/\|/g, '/').replace(/\n/g, ' '),
+      r.vsCeiling === undefined ? '–' : `${f(r.vsCeiling * 100, 1)}%`, r.vsReference === undefined ? '–' : `${f(r.vsReference * 100, 1)}%`, status.replace(/\|/g, '/').replace(/\n/g, ' '),
     ].join(' | ')} |`);
   }
   return lines.join('\n');
+}
+
+/**
+ * Every key of a JSON value as a sorted list of paths ("result_data.TRANS_SEQNO"), to tell
+ * whether two answers carry the same fields.
+ */
+export function keyPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value as Record<string, unknown>)
+    .flatMap(([k, v]) => [prefix + k, ...keyPaths(v, `${prefix}${k}.`)])
+    .sort();
+}
+
+/**
+ * Sunap's searchPayment against the same-stack reference of its engine, measured in the same
+ * run: requests/s ratio in `vsReference`, and the CPU per request of both in the note, since
+ * CPU is the steadier of the two on a shared machine.
+ */
+export function relateToReference(rows: Row[]): void {
+  for (const ref of rows.filter((r) => r.key === 'reference' && r.status === 'ok' && r.rps)) {
+    ref.vsReference = 1;
+    const sunap = rows.find((r) => r.target === ref.target && r.key === 'searchPayment' && r.status === 'ok' && r.rps);
+    if (!sunap) continue;
+    sunap.vsReference = sunap.rps! / ref.rps!;
+    if (sunap.cpuUs && ref.cpuUs) {
+      const cpu = `server CPU ${f(sunap.cpuUs)} µs/req against the reference's ${f(ref.cpuUs)} (${f(sunap.cpuUs / ref.cpuUs, 2)}×)`;
+      sunap.note = [sunap.note, cpu].filter(Boolean).join('; ');
+    }
+  }
 }
 
 export function notes(rows: Row[]): string {

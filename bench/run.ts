@@ -15,11 +15,11 @@ import {
 } from './database.js';
 import { call } from './http.js';
 import { loadProblem, runLoad } from './load.js';
-import { cli, RssSampler, startCeiling, startSunap, type Child } from './processes.js';
+import { cli, RssSampler, startCeiling, startReference, startSunap, type Child } from './processes.js';
 import { BenchReceiver, ensureTls } from './receiver.js';
 import { CONSOLE_LISTS, consoleSignIn, seedPayments } from './console.js';
-import { checkTargets, notes, table, targetTable, type Row } from './report.js';
-import { drainJobs, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
+import { checkTargets, keyPaths, notes, relateToReference, table, targetTable, type Row } from './report.js';
+import { drainJobs, GW_OK, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
 
 const SECRET_KEY = '5b'.repeat(32);
 const onInterrupt = new Set<() => Promise<void>>();
@@ -73,6 +73,8 @@ interface TargetOutcome {
   durability: Record<string, string>;
   errors: string[];
   profiles: string[];
+  /** One searchPayment answer of Sunap and one of the reference, as received (results.json → answers). */
+  answers: { searchPayment?: unknown; reference?: unknown };
 }
 
 /** The shared state of a run: the ceiling is measured once, with the first target's real searchPayment answer. */
@@ -92,7 +94,7 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Prom
       url: child.url, method: 'POST', path: '/api/searchPayment', body: '{"TRANS_SEQNO":"x"}', verify: (b) => b.length === Buffer.byteLength(body) || b === body,
       connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
     });
-    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
+    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, statusCodes: load.statusCodes, warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
     const problem = loadProblem(load);
     if (problem) Object.assign(row, { status: 'error', error: problem });
     else state.ceilingRps = load.rps;
@@ -104,8 +106,62 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Prom
   return row;
 }
 
+/**
+ * The same-stack reference (bench/reference-server.ts) on the target's database, with the same
+ * signed body, connections, warm-up and duration as searchPayment. Its answer must have exactly
+ * the keys of Sunap's, and it must refuse a wrong API_SIGN with 3001 (else the row is an error:
+ * the two would not be doing the same work).
+ */
+async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, sunapAnswer: string, out: TargetOutcome, state: RunState): Promise<Row> {
+  const row: Row = { target: t.engine, key: 'reference', label: labelOf('reference', cfg), status: 'ok' };
+  let child: Child;
+  try {
+    child = await startReference({ root: cfg.root, databaseUrl, secretKey: SECRET_KEY, logFile: join(cfg.outDir, `${t.engine}-reference.log`) });
+  } catch (err) {
+    return Object.assign(row, { status: 'error' as const, error: `the reference did not start: ${(err as Error).message}` });
+  }
+  const rss = new RssSampler(child.pid).start();
+  try {
+    const first = await call(child.url, 'POST', '/api/searchPayment', signedSearch(t));
+    out.answers.reference = first.body;
+    const ours = keyPaths(JSON.parse(sunapAnswer));
+    const theirs = keyPaths(first.body);
+    if (first.status !== 200 || ours.join() !== theirs.join()) {
+      Object.assign(row, { status: 'error', error: `its answer (${first.status}) differs in keys from Sunap's: Sunap ${ours.filter((k) => !theirs.includes(k)).join(', ') || '–'} / reference ${theirs.filter((k) => !ours.includes(k)).join(', ') || '–'}: ${first.text.slice(0, 300)}` });
+      return row;
+    }
+    // It must really check the signature: one wrong hex digit is refused with 3001, as by Sunap.
+    const forged = JSON.parse(signedSearch(t)) as { API_SIGN: string };
+    forged.API_SIGN = (forged.API_SIGN[0] === '0' ? '1' : '0') + forged.API_SIGN.slice(1);
+    const refused = await call(child.url, 'POST', '/api/searchPayment', forged);
+    if (refused.body?.result_data?.RESULT_CODE !== '3001') {
+      return Object.assign(row, { status: 'error' as const, error: `a wrong API_SIGN was not refused with 3001: ${refused.text.slice(0, 300)}` });
+    }
+    const load = await runLoad({
+      url: child.url, method: 'POST', path: '/api/searchPayment', body: signedSearch(t), verify: (b) => b.includes(GW_OK),
+      connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
+    });
+    const same = first.text === sunapAnswer ? 'byte for byte' : `with the same ${ours.length} keys (${Buffer.byteLength(first.text)} vs ${Buffer.byteLength(sunapAnswer)} bytes)`;
+    Object.assign(row, {
+      rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, statusCodes: load.statusCodes,
+      warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest,
+      note: `Fastify 5, one prepared ${t.engine === 'sqlite' ? 'better-sqlite3 statement (read-only)' : 'pg query'} joining store, keys and payment, the API_SIGN check; answers as Sunap's searchPayment ${same}`,
+    });
+    if (state.ceilingRps) row.vsCeiling = load.rps / state.ceilingRps;
+    const problem = loadProblem(load);
+    if (problem) Object.assign(row, { status: 'error', error: problem });
+  } catch (err) {
+    Object.assign(row, { status: 'error', error: (err as Error).message });
+  } finally {
+    row.peakRssMB = rss.stop() / MB;
+    const r = await child.stop();
+    if (r.code !== 0 && row.status === 'ok') Object.assign(row, { status: 'error', error: `the reference exited with code ${r.code} (signal ${r.signal}):\n${child.tail()}` });
+  }
+  return row;
+}
+
 async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiver, caFile: string, state: RunState): Promise<TargetOutcome> {
-  const out: TargetOutcome = { rows: [], durability: {}, errors: [], profiles: [] };
+  const out: TargetOutcome = { rows: [], durability: {}, errors: [], profiles: [], answers: {} };
   const tag = Math.random().toString(36).slice(2, 7).toUpperCase();
   let database: BenchDatabase | null = null;
   // Ctrl-C or SIGTERM mid-run: stop the server and drop the database before leaving.
@@ -208,6 +264,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     if (paid.body?.approved !== true) throw new Error(`sandbox pay fixture: ${paid.text.slice(0, 300)}`);
     const search = await call(t.url(), 'POST', '/api/searchPayment', signedSearch(t));
     if (search.body?.result_data?.RESULT_CODE !== '0000') throw new Error(`searchPayment fixture: ${search.text.slice(0, 300)}`);
+    out.answers.searchPayment = search.body;
     await drainJobs(t, 60);
 
     if (cfg.scenarios.has('ceiling') && !state.ceilingDone) {
@@ -219,6 +276,14 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
 
     for (const key of SCENARIOS) {
       if (key === 'ceiling' || !cfg.scenarios.has(key)) continue;
+      if (key === 'reference') {
+        // Right before searchPayment, on the same database and with the same body.
+        log(`${engine}: ${labelOf(key, cfg)}`);
+        const r = await runReference(cfg, t, database.url, search.text, out, state);
+        out.rows.push(r);
+        log(`${engine}: reference: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''}${r.error ? ` — ${r.error}` : ''}`);
+        continue;
+      }
       const row: Row = { target: engine, key, label: labelOf(key, cfg), status: 'ok' };
       out.rows.push(row);
       if (INVOICING.has(key) && !t.invoicing) {
@@ -234,7 +299,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         const m = await runScenario(key, t);
         Object.assign(row, {
           rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, latency: m.load?.percentiles, requests: m.load?.requests,
-          warmupSeconds: m.load?.warmupSeconds, admitted: m.load?.admitted, completion: m.completion, throughput: m.throughput,
+          statusCodes: m.load?.statusCodes, warmupSeconds: m.load?.warmupSeconds, admitted: m.load?.admitted, completion: m.completion, throughput: m.throughput,
           cpuUs: m.cpuUs, note: m.note,
         });
         if (m.load && state.ceilingRps) row.vsCeiling = m.load.rps / state.ceilingRps;
@@ -303,6 +368,7 @@ async function main(): Promise<number> {
   const state: RunState = { ceilingDone: false };
   const rows: Row[] = [];
   const durabilityOf: Record<string, Record<string, string>> = {};
+  const answers: Record<string, TargetOutcome['answers']> = {};
   const profiles: string[] = [];
   const started = Date.now();
   try {
@@ -311,6 +377,7 @@ async function main(): Promise<number> {
       rows.push(...o.rows);
       errors.push(...o.errors);
       durabilityOf[engine] = o.durability;
+      answers[engine] = o.answers;
       profiles.push(...o.profiles);
     }
   } finally {
@@ -318,6 +385,7 @@ async function main(): Promise<number> {
   }
   // The ceiling row first.
   rows.sort((a, b) => (a.target === 'node:http' ? -1 : b.target === 'node:http' ? 1 : 0));
+  relateToReference(rows);
   const checks = checkTargets(rows, cfg);
   const md = [
     table(rows), '', notes(rows), '', targetTable(checks), '',
@@ -327,7 +395,7 @@ async function main(): Promise<number> {
   writeFileSync(join(cfg.outDir, 'results.json'), JSON.stringify({
     startedAt: new Date(started).toISOString(), seconds: (Date.now() - started) / 1000, machine: m, loadavgAfter: os.loadavg(),
     fsync: { before: fsyncBefore, after: fsyncProbe(cfg.root) },
-    config: { ...cfg, scenarios: [...cfg.scenarios] }, rows, targets: checks, durability: durabilityOf, profiles, errors,
+    config: { ...cfg, scenarios: [...cfg.scenarios] }, rows, targets: checks, durability: durabilityOf, answers, profiles, errors,
   }, null, 2) + '\n');
   process.stdout.write(`\n${md}\n\n`);
   if (profiles.length) process.stdout.write(`CPU profiles, one directory per server process (summarize with node --import tsx bench/profile-summary.ts DIR):\n${profiles.map((p) => `  ${p}`).join('\n')}\n`);

@@ -47,7 +47,7 @@ export interface Measured {
   error?: string;
 }
 
-const GW_OK = '"RESULT_CODE":"0000"';
+export const GW_OK = '"RESULT_CODE":"0000"';
 const APP_OK = '"result_code":0,';
 
 export function signedSearch(t: Target): string {
@@ -155,6 +155,7 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
   const n = (x: number) => x.toLocaleString('en-US');
   switch (key) {
     case 'ceiling': return 'ceiling (bare node:http)';
+    case 'reference': return 'same-stack reference (searchPayment)';
     case 'searchPayment': return 'searchPayment';
     case 'requestPayment': return 'requestPayment';
     case 'createInvoice': return 'invoice create, 1 recipient';
@@ -183,7 +184,7 @@ async function consoleList(key: ConsoleListKey, t: Target): Promise<Measured> {
 }
 
 /** Runs one Sunap scenario against the target's current server. */
-export async function runScenario(key: Exclude<ScenarioKey, 'ceiling'>, t: Target): Promise<Measured> {
+export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'reference'>, t: Target): Promise<Measured> {
   if (isConsoleList(key)) return consoleList(key, t);
   const label = labelOf(key, t.cfg);
   const cfg = t.cfg;

@@ -8,8 +8,16 @@ import { test } from 'node:test';
  * CI guard for `npm run bench`: the whole benchmark in smoke mode (1 s runs, small seeds: a
  * 50-recipient batch, 100 listed invoices, 100 webhooks). It fails only when a scenario errs —
  * a non-2xx or failure-coded answer, a crashed server, a batch or webhook run that never
- * completes — never on timings. PostgreSQL is skipped when test/run.mjs found it down.
+ * completes — never on timings. PostgreSQL is skipped when test/run.mjs found it down. The
+ * same-stack reference (bench/reference-server.ts) must run on every engine and answer
+ * searchPayment with the keys and values of Sunap's own answer.
  */
+/** Every key of a JSON answer as a dotted path, sorted ("result_data.TRANS_SEQNO"). */
+function keyPaths(value: unknown, prefix = ''): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
+  return Object.entries(value).flatMap(([k, v]) => [prefix + k, ...keyPaths(v, `${prefix}${k}.`)]).sort();
+}
+
 test('bench smoke: every scenario runs without errors', { timeout: 300_000 }, async () => {
   const root = resolve(import.meta.dirname, '..');
   mkdirSync(join(root, '.tmp'), { recursive: true });
@@ -28,7 +36,11 @@ test('bench smoke: every scenario runs without errors', { timeout: 300_000 }, as
     child.stderr.on('data', (c: Buffer) => (output += c));
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
 
-    let results: { rows: { target: string; label: string; status: string; error?: string }[]; errors: string[] };
+    let results: {
+      rows: { target: string; key: string; label: string; status: string; error?: string; requests?: number; statusCodes?: Record<string, number>; vsReference?: number }[];
+      errors: string[];
+      answers: Record<string, { searchPayment?: unknown; reference?: unknown }>;
+    };
     try {
       results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
     } catch {
@@ -40,6 +52,22 @@ test('bench smoke: every scenario runs without errors', { timeout: 300_000 }, as
     const targets = new Set(results.rows.map((r) => r.target));
     assert.ok(targets.has('node:http') && targets.has('sqlite'), `rows for the ceiling and SQLite: ${[...targets].join(', ')}`);
     if (!process.env.SUNAP_TEST_SKIP_POSTGRES) assert.ok(targets.has('postgres'), 'rows for PostgreSQL');
+
+    // The same-stack reference: on every engine, answered only 200s, and with Sunap's answer's keys.
+    for (const engine of [...targets].filter((t) => t !== 'node:http')) {
+      const ref = results.rows.find((r) => r.target === engine && r.key === 'reference');
+      assert.ok(ref, `a reference row for ${engine}`);
+      assert.equal(ref.status, 'ok', `${engine} reference: ${ref.error}`);
+      assert.ok((ref.requests ?? 0) > 0, `${engine} reference: requests counted`);
+      assert.deepEqual(Object.keys(ref.statusCodes ?? {}), ['200'], `${engine} reference: status codes ${JSON.stringify(ref.statusCodes)}`);
+      const search = results.rows.find((r) => r.target === engine && r.key === 'searchPayment');
+      assert.ok(search?.vsReference !== undefined && search.vsReference > 0, `${engine} searchPayment has a ratio to the reference`);
+      const { searchPayment: sunap, reference } = results.answers[engine] ?? {};
+      const sunapKeys = keyPaths(sunap);
+      assert.ok(sunapKeys.includes('result_data.TRANS_SEQNO') && sunapKeys.includes('result_data.PAY_PATH'), `${engine}: Sunap's searchPayment answer was kept: ${JSON.stringify(sunap)}`);
+      assert.deepEqual(keyPaths(reference), sunapKeys, `${engine}: the reference answers with the keys of Sunap's searchPayment`);
+      assert.deepEqual(reference, sunap, `${engine}: and with the same values, for the same payment`);
+    }
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
