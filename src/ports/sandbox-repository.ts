@@ -52,10 +52,12 @@ export async function findMessage(db: Db, id: string) {
   return db.selectFrom('sandbox_messages').select(['channel', 'to_phone', 'delivery_status']).where('id', '=', id).executeTakeFirst();
 }
 
-/** ACCEPTED → the final delivery, once. */
-export async function settleDelivery(db: Db, id: string, status: DeliveryStatus): Promise<boolean> {
-  const r = await db.updateTable('sandbox_messages').set({ delivery_status: status }).where('id', '=', id).where('delivery_status', '=', 'ACCEPTED').executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+/**
+ * ACCEPTED → the final delivery, once. Two refreshes at once may both call it; the rule gives
+ * both the same status, so which one lands does not matter and nothing is returned.
+ */
+export async function settleDelivery(db: Db, id: string, status: DeliveryStatus): Promise<void> {
+  await db.updateTable('sandbox_messages').set({ delivery_status: status }).where('id', '=', id).where('delivery_status', '=', 'ACCEPTED').execute();
 }
 
 /** One message as the sandbox outbox shows it. */
@@ -88,8 +90,9 @@ export async function listSandboxMessages(db: Db, opts: { phone?: string; limit?
   if (opts.phone !== undefined && opts.phone.trim() !== '') q = q.where('to_phone', '=', normalizePhone(opts.phone));
   const limit = Math.min(Math.max(1, opts.limit ?? OUTBOX_DEFAULT_LIMIT), OUTBOX_MAX_LIMIT);
   const rows = await q.orderBy('sent_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
-  return rows.flatMap((r) => (r.delivery_status === 'FAULT' ? [] : [{
-    id: r.id, channel: r.channel, to: r.to_phone, text: r.text, link: r.link, deliveryStatus: r.delivery_status,
+  // The query keeps the remembered faults out; the cast says so to the type.
+  return rows.map((r) => ({
+    id: r.id, channel: r.channel, to: r.to_phone, text: r.text, link: r.link, deliveryStatus: r.delivery_status as DeliveryStatus,
     sentAtMs: Number(r.sent_at),
-  }]));
+  }));
 }

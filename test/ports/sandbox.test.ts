@@ -154,6 +154,7 @@ for (const engine of engines) {
       assert.deepEqual(await m.status(a.messageId), { delivery: 'DELIVERED', channel: 'ALIMTALK' }, 'settled once, read again');
       const listed = await listSandboxMessages(handle.db, { phone: '010-1234-1234' });
       assert.equal(listed.length, 1);
+      assert.equal(listed[0]!.deliveryStatus, 'DELIVERED', 'the outbox shows the settled delivery');
     });
 
     test('…0000 fails on every channel; …9999 refuses ALIMTALK but takes SMS', async () => {
@@ -173,6 +174,7 @@ for (const engine of engines) {
       const a = await m.send(msg('e-a', '01088888888'));
       assert.ok(a.accepted);
       assert.deepEqual(await m.status(a.messageId), { delivery: 'FAILED', channel: 'ALIMTALK' });
+      assert.equal((await listSandboxMessages(handle.db, { phone: '01088888888' }))[0]!.deliveryStatus, 'FAILED');
       const s = await m.send(msg('e-s', '01088888888', 'SMS'));
       assert.ok(s.accepted);
       assert.deepEqual(await m.status(s.messageId), { delivery: 'DELIVERED', channel: 'SMS' });
