@@ -109,7 +109,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   const invoicing = createInvoicing(db, {
     gateway, messaging, http, clock, box, costs: config.costs, log, worker,
-    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https',
+    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https', loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   const { auth, invoices } = invoicing;
@@ -122,7 +122,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     requestIdHeader: false,
     // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
     routerOptions: { maxParamLength: 1000 },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     forceCloseConnections: false,
     // Fastify answers these before routing; send them to our handlers instead of its own JSON.
     frameworkErrors: (err, req, res) => frameworkError(err, req, res as unknown as FastifyReply),
@@ -184,6 +184,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   let sweep: NodeJS.Timeout | null = null;
   if (opts.runJobs !== false) {
     app.addHook('onReady', async () => {
+      await auth.schedulePurge();
       worker.start();
       // Attempts left open by a process that died mid-payment are settled in the background:
       // once at start (a restart after a crash), then at least twice per staleness window.
@@ -202,6 +203,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 }
 
 export { invoicePagePath };
+
+/**
+ * SUNAP_TRUST_PROXY as Fastify's trustProxy. A hop count trusts that many nearest hops,
+ * whoever they are (only safe when the port is reachable through the proxies alone: see
+ * docs/security.md); addresses and CIDRs trust those proxies only.
+ */
+function trustProxyOption(t: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof t === 'number') return (_address, hop) => hop < t;
+  return t;
+}
 
 /** The configured card processor: Toss in live mode (or to try its test keys), the sandbox network otherwise. */
 export function cardProcessorOf(config: Config, db: DatabaseHandle['db'], log: Logger): CardProcessor {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { loadCardProcessor, loadMessaging, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
 
@@ -28,8 +29,11 @@ export interface Config {
   logLevel: string;
   /** Send-point price of one message per channel (README, "Configuration"). */
   costs: { ALIMTALK: number; SMS: number };
-  /** Trust X-Forwarded-For from a proxy in front (per-address rate limits see the client). */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For hops to believe (Fastify's trustProxy): false (none, the socket's
+   * address is the client), a number of proxies in front, or the proxies' addresses/CIDRs.
+   */
+  trustProxy: false | number | string[];
   /** How often the job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
@@ -88,6 +92,35 @@ function storeCodeVar(env: Env, name: string): string | null {
   if (!raw) return null;
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(raw)) throw new ConfigError(`${name}: must be a store code (letters, digits, _ or -), got "${raw}"`);
   return raw;
+}
+
+/**
+ * SUNAP_TRUST_PROXY: empty/false, a hop count, or a comma-separated list of proxy addresses
+ * and CIDRs. `true` would believe every X-Forwarded-For hop, so any client could choose its
+ * own address and escape the per-address limits: it is refused with what to set instead.
+ */
+export function trustProxyVar(env: Env): Config['trustProxy'] {
+  const raw = env.SUNAP_TRUST_PROXY?.trim() ?? '';
+  const name = 'SUNAP_TRUST_PROXY';
+  if (raw === '' || ['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`${name}: "true" would trust every X-Forwarded-For hop, so any client could set its own address; set the number of proxies in front of Sunap (e.g. 1) or their addresses (e.g. 10.0.0.5,10.1.0.0/16)`);
+  }
+  if (/^\d+$/.test(raw)) {
+    const n = Number(raw);
+    if (n > 10) throw new ConfigError(`${name}: a hop count must be between 1 and 10, got ${n}`);
+    return n;
+  }
+  const list = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const p of list) {
+    const [addr, bits, extra] = p.split('/');
+    const v = isIP(addr ?? '');
+    const okBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (v === 6 ? 128 : 32));
+    if (v === 0 || !okBits || extra !== undefined) {
+      throw new ConfigError(`${name}: must be a number of proxies (e.g. 1) or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16), got "${p}"`);
+    }
+  }
+  return list;
 }
 
 /** Directory that holds the embedded database and the generated sandbox key. */
@@ -194,7 +227,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
       ALIMTALK: intVar(env, 'SUNAP_COST_ALIMTALK', 10, 0, 1_000_000),
       SMS: intVar(env, 'SUNAP_COST_SMS', 30, 0, 1_000_000),
     },
-    trustProxy: boolVar(env, 'SUNAP_TRUST_PROXY', false),
+    trustProxy: trustProxyVar(env),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),

@@ -289,7 +289,7 @@ forEachEngine('bad input, property-based', (engine) => {
   const from = () => ({ 'x-forwarded-for': `198.18.${(++ip >> 8) & 255}.${ip & 255}` });
 
   before(async () => {
-    t = await startApp(engine, { SUNAP_TRUST_PROXY: 'true' }, { runJobs: false });
+    t = await startApp(engine, { SUNAP_TRUST_PROXY: '1' }, { runJobs: false });
     a = await newAccount(t, { points: 50_000_000 });
     loginTarget = await newAccount(t);
     const seq = seqNo('BAD');
