@@ -124,9 +124,20 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     routerOptions: { maxParamLength: 1000 },
     trustProxy: trustProxyOption(config.trustProxy),
     forceCloseConnections: false,
+    // Slow clients (docs/security.md): a request that has not fully arrived in time is answered
+    // 408 and its connection closed. Node checks the open requests every
+    // connectionsCheckingInterval, so that follows the shorter limit.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
     // Fastify answers these before routing; send them to our handlers instead of its own JSON.
     frameworkErrors: (err, req, res) => frameworkError(err, req, res as unknown as FastifyReply),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Connections past the cap are closed as they arrive, before any request is read.
+  app.server.maxConnections = config.http.maxConnections;
   app.decorate('sunap', { config, database, clock, box, gateway, invoices, auth, invoicing, worker, http, metrics, log });
   app.decorateRequest('resultCode', '');
 

@@ -44,6 +44,12 @@ export interface Config {
   outboundTimeoutMs: number;
   /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
   loginRateLimit: number;
+  /**
+   * Limits on slow and greedy clients (docs/security.md, "Slow clients"): the whole request
+   * (headers and body) within requestTimeoutMs, its headers within headersTimeoutMs, an idle
+   * kept-alive connection closed after keepAliveTimeoutMs, at most maxConnections open at once.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -205,6 +211,10 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   } else if (weakness) {
     warnings.push(`SUNAP_SECRET_KEY ${weakness}; live mode would refuse it`);
   }
+  const requestTimeoutMs = intVar(env, 'SUNAP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const headersTimeoutMs = intVar(env, 'SUNAP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
+  // Node refuses a header limit above the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) problems.push(`SUNAP_HEADERS_TIMEOUT_MS: must not exceed SUNAP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   if (problems.length === 1) throw new ConfigError(problems[0]!);
   if (problems.length > 1) throw new ConfigError(`${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
   return {
@@ -234,5 +244,11 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
+    http: {
+      requestTimeoutMs,
+      headersTimeoutMs,
+      keepAliveTimeoutMs: intVar(env, 'SUNAP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+      maxConnections: intVar(env, 'SUNAP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    },
   };
 }
