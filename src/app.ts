@@ -31,6 +31,7 @@ import { setUpHttp } from './platform/http-setup.js';
 import { createLogger } from './platform/logging.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { opsRoutes, sandboxClockRoutes } from './platform/ops.js';
+import { sandboxGuard } from './platform/sandbox-guard.js';
 import { securityHeaders } from './platform/security-headers.js';
 
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './platform/http-setup.js';
@@ -187,6 +188,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // A person who opens the service's address lands in the console.
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.code(303).header('location', '/console').send());
   if (sandbox) {
+    app.addHook('onRequest', sandboxGuard({
+      hosts: [config.publicUrl, config.paymentPageUrl, config.publicPayPageUrl].map((u) => new URL(u).hostname),
+      open: config.sandboxOpen,
+    }));
     sandboxClockRoutes(app, { clock, wake });
     sandboxGatewayRoutes(app, gateway);
     sandboxOutboxRoutes(app, db);

@@ -50,6 +50,8 @@ export interface Config {
    * kept-alive connection closed after keepAliveTimeoutMs, at most maxConnections open at once.
    */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
+  sandboxOpen: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -244,6 +246,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
+    sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
     http: {
       requestTimeoutMs,
       headersTimeoutMs,
