@@ -171,7 +171,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  opsRoutes(app, { db, metrics });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
   await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));

@@ -174,6 +174,17 @@ export class AuthService {
   }
 
   /**
+   * Signs an API session out: the access token presented and every token of its login (its
+   * refresh token, and any rotated from it) are revoked, so neither works again.
+   */
+  async logout(header: unknown): Promise<void> {
+    const token = Array.isArray(header) ? header[0] : header;
+    if (typeof token !== 'string' || token === '' || token.length > 200) return;
+    const row = await repo.findToken(this.db, 'ACCESS', sha256Hex(token));
+    if (row) await repo.revokeFamily(this.db, row.account_id, row.family_id, this.clock.nowMs());
+  }
+
+  /**
    * Rotation: a refresh token works once. Presenting one that was already rotated means it
    * leaked (or a client replayed it): the whole family, access tokens included, is revoked.
    */

@@ -81,6 +81,17 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
     },
   }, async (req) => ok(req, await auth.refresh(req.body.refreshToken)));
 
+  app.post('/app/v1/auth/logout', {
+    ...hooks,
+    schema: {
+      ...doc('Sign out', 'Revokes the access token presented and every token of its login: its refresh token and any rotated from it. Afterwards the access token answers -1 and the refresh token 401 / -3. No body.'),
+      response: { 200: Envelope(Type.Null()), ...errors(401, 403) },
+    },
+  }, async (req) => {
+    await auth.logout(req.headers['x-access-token']);
+    return ok(req);
+  });
+
   // ---- points ----------------------------------------------------------------------------------
 
   app.get('/app/v1/points/me', {

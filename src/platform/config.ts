@@ -50,6 +50,8 @@ export interface Config {
    * kept-alive connection closed after keepAliveTimeoutMs, at most maxConnections open at once.
    */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  /** Bearer token /metrics asks for (SUNAP_METRICS_TOKEN); null: /metrics is open to whoever reaches the port. */
+  metricsToken: string | null;
   /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
   sandboxOpen: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
@@ -152,7 +154,7 @@ function loadSecretKey(env: Env, mode: Mode, databaseUrl: string, keyFile: boole
   if (existsSync(file)) return { key: parseSecretKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
   const key = randomBytes(32);
   if (!keyFile) return { key, source: 'generated' };
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
@@ -213,6 +215,11 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   } else if (weakness) {
     warnings.push(`SUNAP_SECRET_KEY ${weakness}; live mode would refuse it`);
   }
+  const metricsToken = env.SUNAP_METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && (metricsToken.length < 16 || metricsToken.length > 200 || /\s/.test(metricsToken))) {
+    problems.push('SUNAP_METRICS_TOKEN: must be 16 to 200 characters without spaces (generate one with: openssl rand -hex 24)');
+  }
+  if (mode === 'live' && metricsToken === null) warnings.push('SUNAP_METRICS_TOKEN is not set: /metrics answers whoever reaches the port; set it, or keep the port away from the network');
   const requestTimeoutMs = intVar(env, 'SUNAP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
   const headersTimeoutMs = intVar(env, 'SUNAP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
   // Node refuses a header limit above the whole request's.
@@ -247,6 +254,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
     sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
+    metricsToken,
     http: {
       requestTimeoutMs,
       headersTimeoutMs,

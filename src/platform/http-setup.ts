@@ -61,6 +61,12 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
     done();
   });
 
+  // JSON answers carry tokens, payment links and account data: no browser or shared cache keeps them.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (/json/i.test(String(reply.getHeader('content-type') ?? '')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     const code = req.resultCode || String(reply.statusCode);
