@@ -74,10 +74,13 @@ const big = (n: number) => sql<number>`cast(${n} as bigint)`;
 export async function takeEmailAttempt(db: Db, key: string, now: number, forgetMs: number, lockouts: readonly number[]): Promise<number | null> {
   const stale = sql<boolean>`sign_in_throttles.last_attempt_at <= ${big(now - forgetMs)}`;
   const n = sql<number>`(case when ${stale} then 1 else sign_in_throttles.attempts + 1 end)`;
-  const next = sql<number>`(case ${sql.join(lockouts.slice(0, -1).map((ms, i) => sql`when ${n} = ${i + 1} then ${big(now + ms)}`), sql` `)} else ${big(now + lockouts.at(-1)!)} end)`;
+  // No wait is 0, not `now`: requests take their `now` before they reach the database, so a
+  // later-stamped attempt may land first, and `now` would lock out the earlier-stamped ones.
+  const until = (ms: number) => big(ms === 0 ? 0 : now + ms);
+  const next = sql<number>`(case ${sql.join(lockouts.slice(0, -1).map((ms, i) => sql`when ${n} = ${i + 1} then ${until(ms)}`), sql` `)} else ${until(lockouts.at(-1)!)} end)`;
   const r = await sql<{ attempts: number | string }>`
     insert into sign_in_throttles (key, attempts, window_started_at, last_attempt_at, next_allowed_at)
-    values (${key}, 1, ${big(now)}, ${big(now)}, ${big(now + lockouts[0]!)})
+    values (${key}, 1, ${big(now)}, ${big(now)}, ${until(lockouts[0]!)})
     on conflict (key) do update set
       attempts = ${n}, next_allowed_at = ${next}, last_attempt_at = ${big(now)},
       window_started_at = (case when ${stale} then ${big(now)} else sign_in_throttles.window_started_at end)
