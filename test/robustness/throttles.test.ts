@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { createLogger } from '../../src/platform/logging.js';
 import type { App } from '../../src/platform/http.js';
 import { forEachEngine, freePort, startApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
+import { runSunap } from '../helpers/cli.js';
 import { newAccount } from '../invoicing/support.js';
 
 /** A second instance of the same service on the same database (what a second `sunap serve` is). */
@@ -164,4 +165,10 @@ test('SUNAP_TRUST_PROXY: true is refused with what to set; hop counts and addres
   assert.equal(loadConfig({ ...base, SUNAP_TRUST_PROXY: 'false' }).trustProxy, false);
   assert.equal(loadConfig({ ...base, SUNAP_TRUST_PROXY: '2' }).trustProxy, 2);
   assert.deepEqual(loadConfig({ ...base, SUNAP_TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,::1' }).trustProxy, ['10.0.0.5', '10.1.0.0/16', '::1']);
+});
+
+test('sunap serve with SUNAP_TRUST_PROXY=true exits 2 and says what to set', async () => {
+  const r = await runSunap(['serve'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', SUNAP_TRUST_PROXY: 'true' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /configuration error: SUNAP_TRUST_PROXY: .*set the number of proxies in front of Sunap \(e\.g\. 1\) or their addresses/);
 });
