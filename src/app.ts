@@ -31,6 +31,7 @@ import { setUpHttp } from './platform/http-setup.js';
 import { createLogger } from './platform/logging.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { opsRoutes, sandboxClockRoutes } from './platform/ops.js';
+import { sandboxGuard } from './platform/sandbox-guard.js';
 import { securityHeaders } from './platform/security-headers.js';
 
 export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './platform/http-setup.js';
@@ -109,7 +110,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   const invoicing = createInvoicing(db, {
     gateway, messaging, http, clock, box, costs: config.costs, log, worker,
-    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https',
+    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https', loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   const { auth, invoices } = invoicing;
@@ -122,11 +123,22 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     requestIdHeader: false,
     // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
     routerOptions: { maxParamLength: 1000 },
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     forceCloseConnections: false,
+    // Slow clients (docs/security.md): a request that has not fully arrived in time is answered
+    // 408 and its connection closed. Node checks the open requests every
+    // connectionsCheckingInterval, so that follows the shorter limit.
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
     // Fastify answers these before routing; send them to our handlers instead of its own JSON.
     frameworkErrors: (err, req, res) => frameworkError(err, req, res as unknown as FastifyReply),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Connections past the cap are closed as they arrive, before any request is read.
+  app.server.maxConnections = config.http.maxConnections;
   app.decorate('sunap', { config, database, clock, box, gateway, invoices, auth, invoicing, worker, http, metrics, log });
   app.decorateRequest('resultCode', '');
 
@@ -159,7 +171,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  opsRoutes(app, { db, metrics });
+  opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
   await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));
@@ -176,6 +188,10 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   // A person who opens the service's address lands in the console.
   app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.code(303).header('location', '/console').send());
   if (sandbox) {
+    app.addHook('onRequest', sandboxGuard({
+      hosts: [config.publicUrl, config.paymentPageUrl, config.publicPayPageUrl].map((u) => new URL(u).hostname),
+      open: config.sandboxOpen,
+    }));
     sandboxClockRoutes(app, { clock, wake });
     sandboxGatewayRoutes(app, gateway);
     sandboxOutboxRoutes(app, db);
@@ -184,6 +200,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   let sweep: NodeJS.Timeout | null = null;
   if (opts.runJobs !== false) {
     app.addHook('onReady', async () => {
+      await auth.schedulePurge();
       worker.start();
       // Attempts left open by a process that died mid-payment are settled in the background:
       // once at start (a restart after a crash), then at least twice per staleness window.
@@ -202,6 +219,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
 }
 
 export { invoicePagePath };
+
+/**
+ * SUNAP_TRUST_PROXY as Fastify's trustProxy. A hop count trusts that many nearest hops,
+ * whoever they are (only safe when the port is reachable through the proxies alone: see
+ * docs/security.md); addresses and CIDRs trust those proxies only.
+ */
+function trustProxyOption(t: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof t === 'number') return (_address, hop) => hop < t;
+  return t;
+}
 
 /** The configured card processor: Toss in live mode (or to try its test keys), the sandbox network otherwise. */
 export function cardProcessorOf(config: Config, db: DatabaseHandle['db'], log: Logger): CardProcessor {

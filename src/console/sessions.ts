@@ -41,7 +41,7 @@ export class Sessions {
    * API's login): the new session's cookie token and who it is.
    */
   async signIn(email: string, password: string, meta: { ip: string; userAgent: string }): Promise<{ token: string; user: ConsoleUser }> {
-    const member = await this.deps.auth.checkPassword(email, password);
+    const member = await this.deps.auth.checkPassword(email, password, meta.ip);
     const user = await this.userOf(member, '');
     if (!user) throw new AppError('FORBIDDEN', 'account: this account may not sign in (disabled); ask the operator');
     const token = randomToken(32);

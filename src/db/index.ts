@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDatabase } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
@@ -91,10 +91,34 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * The database holds API keys (encrypted), password hashes and customers' phone numbers: its
+ * file is created readable by its owner only, before SQLite opens it. SQLite gives the WAL and
+ * shared-memory files the database file's mode, so they follow; an existing file (or its WAL,
+ * left by an older version) is narrowed to 0600 as well when we own it.
+ */
+function keepPrivate(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(f) && (statSync(f).mode & 0o077) !== 0) chmodSync(f, 0o600);
+    } catch {
+      // Not ours to change (another user's file): SQLite still opens it, as before.
+    }
+  }
+}
+
 export function openDatabase(databaseUrl: string, opts: { poolSize?: number } = {}): DatabaseHandle {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(resolve(path)), { recursive: true, mode: 0o700 });
+      keepPrivate(path);
+    }
     const sqlite = new SQLite(path);
     sqlite.pragma('journal_mode = WAL');
     // FULL: a committed payment survives power loss, not only a process crash.

@@ -152,10 +152,13 @@ export interface AuthTokenTable {
   created_at: number;
 }
 
-export interface LoginThrottleTable {
+/** Sign-in throttles (migration 0008): one row per email or client address. */
+export interface SignInThrottleTable {
   key: string;
-  failures: number;
-  last_failure_at: number;
+  attempts: number;
+  window_started_at: number;
+  last_attempt_at: number;
+  next_allowed_at: number;
 }
 
 export interface WalletTable {
@@ -343,7 +346,7 @@ export interface Database {
   settings: SettingTable;
   accounts: AccountTable;
   auth_tokens: AuthTokenTable;
-  login_throttle: LoginThrottleTable;
+  sign_in_throttles: SignInThrottleTable;
   wallets: WalletTable;
   ledger: LedgerTable;
   invoices: InvoiceTable;

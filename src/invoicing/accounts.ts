@@ -4,6 +4,7 @@ import { OperatorError, storeByCode } from '../gateway/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hashPassword, newId, randomToken, sha256Hex, verifyPassword } from '../platform/crypto.js';
 import { AppError, isUniqueViolation } from '../platform/errors.js';
+import { defineJob, enqueue, type JobDefinition } from '../jobs/define.js';
 import { grant } from './points.js';
 import * as repo from './repository.js';
 import type { Account } from './repository.js';
@@ -22,6 +23,32 @@ export function lockoutSeconds(failures: number): number {
   if (failures < THROTTLE.freeFailures) return 0;
   return Math.min(THROTTLE.maxSeconds, THROTTLE.baseSeconds * 2 ** (failures - THROTTLE.freeFailures));
 }
+
+/** The wait after attempt 1, 2, ... in milliseconds, up to the first that reaches the cap (which repeats). */
+const LOCKOUTS_MS: readonly number[] = (() => {
+  const out: number[] = [];
+  for (let n = 1; ; n++) {
+    out.push(lockoutSeconds(n) * 1000);
+    if (lockoutSeconds(n) >= THROTTLE.maxSeconds) return out;
+  }
+})();
+
+/** The per-address limit counts every sign-in attempt in a fixed window of one minute. */
+const ADDRESS_WINDOW_MS = 60_000;
+
+/**
+ * Drops sign-in throttle rows that are forgotten anyway (a quiet quarter of an hour), so
+ * guesses at unknown emails leave nothing behind. Runs hourly: each run schedules the next
+ * under the next hour's unique key, so instances never schedule it twice.
+ */
+export const THROTTLE_PURGE_EVERY_MS = 3600_000;
+export const THROTTLE_PURGE_JOB: JobDefinition<{ hour: number }, AuthService> = defineJob({
+  kind: 'invoicing.throttle-purge',
+  backoffSeconds: [60, 300],
+  async run(_payload: { hour: number }, auth: AuthService) {
+    await auth.purgeThrottles();
+  },
+});
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -82,41 +109,79 @@ export interface TokenPair {
   accessTokenExpiresIn: number;
 }
 
+function tooMany(waitMs: number, what: string): AppError {
+  return new AppError('TOO_MANY', `too many ${what}; try again in ${Math.max(1, Math.ceil(waitMs / 1000))} seconds`);
+}
+
 /** A hash that verifies nothing, so an unknown email costs as much time as a wrong password. */
 let dummyHash: Promise<string> | null = null;
 
 export class AuthService {
-  constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly clock: Clock,
+    /** Sign-in attempts a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
+    private readonly opts: { perAddressPerMinute: number } = { perAddressPerMinute: 0 },
+  ) {}
 
-  async login(emailRaw: string, password: string): Promise<TokenPair> {
-    const account = await this.checkPassword(emailRaw, password);
+  async login(emailRaw: string, password: string, from?: string): Promise<TokenPair> {
+    const account = await this.checkPassword(emailRaw, password, from);
     if (!account.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
     return this.issue(account.id, newId(), this.clock.nowMs());
   }
 
   /**
    * The one password check of every sign-in (the invoicing API's login and the console's),
-   * behind the per-email throttle: the account, or -3 (wrong email or password) / -29.
+   * behind two throttles kept in the database, so they hold across instances: at most
+   * `perAddressPerMinute` attempts a minute from one client address (`from`), then the
+   * per-email lockout. Each takes its slot with one atomic upsert BEFORE the password hash
+   * runs: a burst of simultaneous guesses cannot all be checked. The account, or -3 (wrong
+   * email or password) / -29.
    */
-  async checkPassword(emailRaw: string, password: string): Promise<Account> {
+  async checkPassword(emailRaw: string, password: string, from?: string): Promise<Account> {
     const email = normalizeEmail(emailRaw);
-    const key = `login:${email}`;
     const now = this.clock.nowMs();
-    const t = await repo.getThrottle(this.db, key);
-    const stale = !t || now - t.last_failure_at > THROTTLE.forgetSeconds * 1000;
-    if (t && !stale) {
-      const wait = t.last_failure_at + lockoutSeconds(t.failures) * 1000 - now;
-      if (wait > 0) throw new AppError('TOO_MANY', `too many failed logins; try again in ${Math.ceil(wait / 1000)} seconds`);
+    if (from !== undefined && this.opts.perAddressPerMinute > 0) {
+      const a = await repo.takeWindowAttempt(this.db, `addr:${from}`, now, ADDRESS_WINDOW_MS);
+      if (a.attempts > this.opts.perAddressPerMinute) throw tooMany(a.windowEndsAt - now, 'sign-in attempts from this address');
+    }
+    const key = `email:${email}`;
+    if ((await repo.takeEmailAttempt(this.db, key, now, THROTTLE.forgetSeconds * 1000, LOCKOUTS_MS)) === null) {
+      const t = await repo.getThrottle(this.db, key);
+      throw tooMany((t ? Number(t.next_allowed_at) : now + 1000) - now, 'failed logins');
     }
     const account = await repo.findAccountByEmail(this.db, email);
     dummyHash ??= hashPassword('not a password');
     const ok = await verifyPassword(password, account?.password_hash ?? (await dummyHash));
-    if (!account || !ok) {
-      await repo.recordLoginFailure(this.db, key, now, stale);
-      throw new AppError('BAD_CREDENTIALS', 'email, password: wrong email or password');
-    }
-    if (t) await repo.clearThrottle(this.db, key);
+    if (!account || !ok) throw new AppError('BAD_CREDENTIALS', 'email, password: wrong email or password');
+    // The right password forgets the email's failures (the address keeps its count).
+    await repo.clearThrottle(this.db, key);
     return account;
+  }
+
+  /** Deletes forgotten throttle rows; schedules the next purge. */
+  async purgeThrottles(): Promise<number> {
+    const now = this.clock.nowMs();
+    const n = await repo.purgeThrottles(this.db, now - THROTTLE.forgetSeconds * 1000);
+    await this.schedulePurge(now + THROTTLE_PURGE_EVERY_MS);
+    return n;
+  }
+
+  /** Makes sure a purge is due at `at` (idempotent: one job per hour, whichever instance writes it). */
+  async schedulePurge(at = this.clock.nowMs()): Promise<void> {
+    const hour = Math.floor(at / THROTTLE_PURGE_EVERY_MS);
+    await enqueue(this.db, THROTTLE_PURGE_JOB, { hour }, { runAt: at, uniqueKey: `invoicing.throttle-purge:${hour}`, now: this.clock.nowMs() });
+  }
+
+  /**
+   * Signs an API session out: the access token presented and every token of its login (its
+   * refresh token, and any rotated from it) are revoked, so neither works again.
+   */
+  async logout(header: unknown): Promise<void> {
+    const token = Array.isArray(header) ? header[0] : header;
+    if (typeof token !== 'string' || token === '' || token.length > 200) return;
+    const row = await repo.findToken(this.db, 'ACCESS', sha256Hex(token));
+    if (row) await repo.revokeFamily(this.db, row.account_id, row.family_id, this.clock.nowMs());
   }
 
   /**

@@ -12,7 +12,7 @@ import type { MessagingProvider } from '../ports/messaging.js';
 import type { Clock } from '../platform/clock.js';
 import type { SecretBox } from '../platform/crypto.js';
 import type { HttpPolicy } from '../platform/urls.js';
-import { AuthService } from './accounts.js';
+import { AuthService, THROTTLE_PURGE_JOB } from './accounts.js';
 import { InvoicingConsole } from './console.js';
 import { RechargeService, type RechargeDeps } from './recharge.js';
 import { TeamService } from './team.js';
@@ -23,7 +23,7 @@ import { SEND_JOB, SendRunner } from './sends.js';
 import { InvoiceService } from './service.js';
 import { WEBHOOK_JOB } from './webhooks.js';
 
-export { AuthService, createAccount, grantPoints, normalizeEmail, setInvoicingEnabled, tenantOf } from './accounts.js';
+export { AuthService, THROTTLE_PURGE_JOB, createAccount, grantPoints, normalizeEmail, setInvoicingEnabled, tenantOf } from './accounts.js';
 export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
 export type { Recharge } from './console-repository.js';
 export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } from './recharge.js';
@@ -54,6 +54,8 @@ export interface InvoicingDeps {
   /** Time limit of one provider call, in milliseconds. */
   outboundTimeoutMs: number;
   webhookUrlPolicy: HttpPolicy;
+  /** Sign-in attempts a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
+  loginRateLimit?: number;
   /** Points recharges: the store that sells them (null: none), sandbox, and the way back to the console. */
   recharge: Pick<RechargeDeps, 'storeCode' | 'sandbox' | 'returnUrl'>;
 }
@@ -79,12 +81,14 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
   });
   deps.worker.register(SEND_JOB, runner);
   deps.worker.register(WEBHOOK_JOB, { db, http: deps.http, clock: deps.clock, box: deps.box });
+  const auth = new AuthService(db, deps.clock, { perAddressPerMinute: deps.loginRateLimit ?? 0 });
+  deps.worker.register(THROTTLE_PURGE_JOB, auth);
   deps.worker.register(DELIVERY_JOB, { db, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log });
   deps.gateway.addListener(invoices.listener());
   const recharges = new RechargeService(db, { gateway: deps.gateway, clock: deps.clock, log: deps.log, ...deps.recharge });
   deps.gateway.addListener(recharges.listener());
   return {
-    auth: new AuthService(db, deps.clock), invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
+    auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
     recharges, console: new InvoicingConsole(db),
   };
 }

@@ -61,21 +61,64 @@ export async function revokeFamily(db: Db, accountId: string, familyId: string, 
     .where('account_id', '=', accountId).where('family_id', '=', familyId).where('revoked_at', 'is', null).execute();
 }
 
-export async function getThrottle(db: Db, key: string) {
-  return db.selectFrom('login_throttle').selectAll().where('key', '=', key).executeTakeFirst();
+// ---- sign-in throttles (src/invoicing/accounts.ts says the rules) ----------------------------
+
+const big = (n: number) => sql<number>`cast(${n} as bigint)`;
+
+/**
+ * Takes one per-email attempt, atomically: one upsert counts it and sets when the next may
+ * start, but only when the key is not locked (or its failures are forgotten). Simultaneous
+ * calls each get their own count; a locked key answers null, and the password is not checked.
+ * `lockouts` lists, from attempt 1, the wait after each attempt (the last repeats).
+ */
+export async function takeEmailAttempt(db: Db, key: string, now: number, forgetMs: number, lockouts: readonly number[]): Promise<number | null> {
+  const stale = sql<boolean>`sign_in_throttles.last_attempt_at <= ${big(now - forgetMs)}`;
+  const n = sql<number>`(case when ${stale} then 1 else sign_in_throttles.attempts + 1 end)`;
+  // No wait is 0, not `now`: requests take their `now` before they reach the database, so a
+  // later-stamped attempt may land first, and `now` would lock out the earlier-stamped ones.
+  const until = (ms: number) => big(ms === 0 ? 0 : now + ms);
+  const next = sql<number>`(case ${sql.join(lockouts.slice(0, -1).map((ms, i) => sql`when ${n} = ${i + 1} then ${until(ms)}`), sql` `)} else ${until(lockouts.at(-1)!)} end)`;
+  const r = await sql<{ attempts: number | string }>`
+    insert into sign_in_throttles (key, attempts, window_started_at, last_attempt_at, next_allowed_at)
+    values (${key}, 1, ${big(now)}, ${big(now)}, ${until(lockouts[0]!)})
+    on conflict (key) do update set
+      attempts = ${n}, next_allowed_at = ${next}, last_attempt_at = ${big(now)},
+      window_started_at = (case when ${stale} then ${big(now)} else sign_in_throttles.window_started_at end)
+    where sign_in_throttles.next_allowed_at <= ${big(now)} or ${stale}
+    returning attempts`.execute(db);
+  return r.rows[0] ? Number(r.rows[0].attempts) : null;
 }
 
-export async function recordLoginFailure(db: Db, key: string, now: number, restart: boolean): Promise<void> {
-  await db.insertInto('login_throttle').values({ key, failures: 1, last_failure_at: now })
-    .onConflict((oc) => oc.column('key').doUpdateSet({
-      failures: restart ? sql<number>`1` : sql<number>`login_throttle.failures + 1`,
-      last_failure_at: now,
-    }))
-    .execute();
+/**
+ * Counts one attempt in a fixed window (the per-address limit), atomically: the count in the
+ * current window including this one, and when the window ends.
+ */
+export async function takeWindowAttempt(db: Db, key: string, now: number, windowMs: number): Promise<{ attempts: number; windowEndsAt: number }> {
+  const over = sql<boolean>`sign_in_throttles.window_started_at <= ${big(now - windowMs)}`;
+  const r = await sql<{ attempts: number | string; window_started_at: number | string }>`
+    insert into sign_in_throttles (key, attempts, window_started_at, last_attempt_at, next_allowed_at)
+    values (${key}, 1, ${big(now)}, ${big(now)}, ${big(now)})
+    on conflict (key) do update set
+      attempts = (case when ${over} then 1 else sign_in_throttles.attempts + 1 end),
+      window_started_at = (case when ${over} then ${big(now)} else sign_in_throttles.window_started_at end),
+      last_attempt_at = ${big(now)}
+    returning attempts, window_started_at`.execute(db);
+  const row = r.rows[0]!;
+  return { attempts: Number(row.attempts), windowEndsAt: Number(row.window_started_at) + windowMs };
+}
+
+export async function getThrottle(db: Db, key: string) {
+  return db.selectFrom('sign_in_throttles').selectAll().where('key', '=', key).executeTakeFirst();
 }
 
 export async function clearThrottle(db: Db, key: string): Promise<void> {
-  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+  await db.deleteFrom('sign_in_throttles').where('key', '=', key).execute();
+}
+
+/** Drops throttle rows nobody has touched since `before` (their counts are forgotten anyway). */
+export async function purgeThrottles(db: Db, before: number): Promise<number> {
+  const r = await db.deleteFrom('sign_in_throttles').where('last_attempt_at', '<=', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 // ---- wallet and ledger (src/invoicing/points.ts says how they move) -------------------------

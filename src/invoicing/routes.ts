@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { AppError, rateLimitError } from '../platform/errors.js';
+import { AppError } from '../platform/errors.js';
 import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
 import type { AuthService } from './accounts.js';
@@ -63,18 +63,15 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
 
   // ---- auth ------------------------------------------------------------------------------------
 
-  // Besides the per-email throttle (AuthService), one address may try only so many logins a
-  // minute, whatever the emails: spraying passwords over many accounts is slowed too. The
-  // counters live in process memory, so each instance allows this much.
-  const loginLimit = deps.loginRateLimit > 0 ? { rateLimit: { max: deps.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: rateLimitError } } : {};
+  // Both throttles (per email, and per client address whatever the emails, so spraying
+  // passwords over many accounts is slowed too) live in the database: AuthService.checkPassword.
   app.post('/app/v1/auth/login', {
     ...publicHooks,
-    config: loginLimit,
     schema: {
       ...doc('Log in with email and password', `Access token valid 1 hour (accessTokenExpiresIn 3600), refresh token 30 days. Wrong email or password: 401 / -3. After 5 failures for one email, further tries wait a lockout that doubles from 30 seconds (429 / -29).${deps.loginRateLimit > 0 ? ` At most ${deps.loginRateLimit} tries a minute per client address (429 / -29).` : ''}`, true),
       body: LoginBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403, 429) },
     },
-  }, async (req) => ok(req, await auth.login(req.body.email, req.body.password)));
+  }, async (req) => ok(req, await auth.login(req.body.email, req.body.password, req.ip)));
 
   app.post('/app/v1/auth/refresh', {
     ...publicHooks,
@@ -83,6 +80,17 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
       body: RefreshBody, response: { 200: Envelope(TokenPair), ...errors(400, 401, 403) },
     },
   }, async (req) => ok(req, await auth.refresh(req.body.refreshToken)));
+
+  app.post('/app/v1/auth/logout', {
+    ...hooks,
+    schema: {
+      ...doc('Sign out', 'Revokes the access token presented and every token of its login: its refresh token and any rotated from it. Afterwards the access token answers -1 and the refresh token 401 / -3. No body.'),
+      response: { 200: Envelope(Type.Null()), ...errors(401, 403) },
+    },
+  }, async (req) => {
+    await auth.logout(req.headers['x-access-token']);
+    return ok(req);
+  });
 
   // ---- points ----------------------------------------------------------------------------------
 

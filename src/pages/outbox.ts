@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
+import { AppError } from '../platform/errors.js';
 import type { App } from '../platform/http.js';
 import { kstSpaced } from '../platform/kst.js';
 import { safeHref } from '../platform/urls.js';
@@ -63,6 +64,10 @@ ${list}`;
 
 /** The outbox is a page: its errors are pages too, and a bad query says which field. */
 function outboxPageError(err: FastifyError & { validationMessage?: string }, req: FastifyRequest, reply: FastifyReply) {
+  // Refused by the sandbox guard (src/platform/sandbox-guard.ts): a foreign host or caller.
+  if (err instanceof AppError && err.httpStatus === 403) {
+    return reply.code(403).headers(pageHeaders()).send(renderErrorPage(403, { title: '샌드박스 메시지함', message: '이 주소에서는 샌드박스 메시지함을 볼 수 없습니다.' }));
+  }
   const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? 400 : 500;
   if (status === 500) req.log.error({ err }, 'outbox page failed');
   const message = status === 400 ? `검색 조건이 올바르지 않습니다 (${err.validationMessage ?? 'query: is invalid'}).` : undefined;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { loadCardProcessor, loadMessaging, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
 
@@ -28,8 +29,11 @@ export interface Config {
   logLevel: string;
   /** Send-point price of one message per channel (README, "Configuration"). */
   costs: { ALIMTALK: number; SMS: number };
-  /** Trust X-Forwarded-For from a proxy in front (per-address rate limits see the client). */
-  trustProxy: boolean;
+  /**
+   * Which X-Forwarded-For hops to believe (Fastify's trustProxy): false (none, the socket's
+   * address is the client), a number of proxies in front, or the proxies' addresses/CIDRs.
+   */
+  trustProxy: false | number | string[];
   /** How often the job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
@@ -40,6 +44,16 @@ export interface Config {
   outboundTimeoutMs: number;
   /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
   loginRateLimit: number;
+  /**
+   * Limits on slow and greedy clients (docs/security.md, "Slow clients"): the whole request
+   * (headers and body) within requestTimeoutMs, its headers within headersTimeoutMs, an idle
+   * kept-alive connection closed after keepAliveTimeoutMs, at most maxConnections open at once.
+   */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number; maxConnections: number };
+  /** Bearer token /metrics asks for (SUNAP_METRICS_TOKEN); null: /metrics is open to whoever reaches the port. */
+  metricsToken: string | null;
+  /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
+  sandboxOpen: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -90,6 +104,35 @@ function storeCodeVar(env: Env, name: string): string | null {
   return raw;
 }
 
+/**
+ * SUNAP_TRUST_PROXY: empty/false, a hop count, or a comma-separated list of proxy addresses
+ * and CIDRs. `true` would believe every X-Forwarded-For hop, so any client could choose its
+ * own address and escape the per-address limits: it is refused with what to set instead.
+ */
+export function trustProxyVar(env: Env): Config['trustProxy'] {
+  const raw = env.SUNAP_TRUST_PROXY?.trim() ?? '';
+  const name = 'SUNAP_TRUST_PROXY';
+  if (raw === '' || ['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`${name}: "true" would trust every X-Forwarded-For hop, so any client could set its own address; set the number of proxies in front of Sunap (e.g. 1) or their addresses (e.g. 10.0.0.5,10.1.0.0/16)`);
+  }
+  if (/^\d+$/.test(raw)) {
+    const n = Number(raw);
+    if (n > 10) throw new ConfigError(`${name}: a hop count must be between 1 and 10, got ${n}`);
+    return n;
+  }
+  const list = raw.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  for (const p of list) {
+    const [addr, bits, extra] = p.split('/');
+    const v = isIP(addr ?? '');
+    const okBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (v === 6 ? 128 : 32));
+    if (v === 0 || !okBits || extra !== undefined) {
+      throw new ConfigError(`${name}: must be a number of proxies (e.g. 1) or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16), got "${p}"`);
+    }
+  }
+  return list;
+}
+
 /** Directory that holds the embedded database and the generated sandbox key. */
 export function dataDir(databaseUrl: string): string {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -111,7 +154,7 @@ function loadSecretKey(env: Env, mode: Mode, databaseUrl: string, keyFile: boole
   if (existsSync(file)) return { key: parseSecretKey(readFileSync(file, 'utf8').trim(), file), source: 'file' };
   const key = randomBytes(32);
   if (!keyFile) return { key, source: 'generated' };
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (err) {
@@ -172,6 +215,15 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   } else if (weakness) {
     warnings.push(`SUNAP_SECRET_KEY ${weakness}; live mode would refuse it`);
   }
+  const metricsToken = env.SUNAP_METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && (metricsToken.length < 16 || metricsToken.length > 200 || /\s/.test(metricsToken))) {
+    problems.push('SUNAP_METRICS_TOKEN: must be 16 to 200 characters without spaces (generate one with: openssl rand -hex 24)');
+  }
+  if (mode === 'live' && metricsToken === null) warnings.push('SUNAP_METRICS_TOKEN is not set: /metrics answers whoever reaches the port; set it, or keep the port away from the network');
+  const requestTimeoutMs = intVar(env, 'SUNAP_REQUEST_TIMEOUT_MS', 30_000, 100, 600_000);
+  const headersTimeoutMs = intVar(env, 'SUNAP_HEADERS_TIMEOUT_MS', Math.min(10_000, requestTimeoutMs), 100, 600_000);
+  // Node refuses a header limit above the whole request's.
+  if (headersTimeoutMs > requestTimeoutMs) problems.push(`SUNAP_HEADERS_TIMEOUT_MS: must not exceed SUNAP_REQUEST_TIMEOUT_MS (${requestTimeoutMs}), got ${headersTimeoutMs}`);
   if (problems.length === 1) throw new ConfigError(problems[0]!);
   if (problems.length > 1) throw new ConfigError(`${problems.length} problems:\n  - ${problems.join('\n  - ')}`);
   return {
@@ -194,12 +246,20 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
       ALIMTALK: intVar(env, 'SUNAP_COST_ALIMTALK', 10, 0, 1_000_000),
       SMS: intVar(env, 'SUNAP_COST_SMS', 30, 0, 1_000_000),
     },
-    trustProxy: boolVar(env, 'SUNAP_TRUST_PROXY', false),
+    trustProxy: trustProxyVar(env),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
+    sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
+    metricsToken,
+    http: {
+      requestTimeoutMs,
+      headersTimeoutMs,
+      keepAliveTimeoutMs: intVar(env, 'SUNAP_KEEP_ALIVE_TIMEOUT_MS', 72_000, 100, 600_000),
+      maxConnections: intVar(env, 'SUNAP_MAX_CONNECTIONS', 1000, 1, 1_000_000),
+    },
   };
 }

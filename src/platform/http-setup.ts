@@ -61,6 +61,12 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
     done();
   });
 
+  // JSON answers carry tokens, payment links and account data: no browser or shared cache keeps them.
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (/json/i.test(String(reply.getHeader('content-type') ?? '')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url ?? 'unmatched';
     const code = req.resultCode || String(reply.statusCode);
@@ -75,6 +81,9 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
   const onError = async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const a = req.url.startsWith('/api/') ? gatewayAnswer(err) : appAnswer(err);
     if (a.status >= 500) req.log.error({ err }, 'request failed');
+    // A sign-in throttle says how long to wait; clients that honour Retry-After read it there.
+    const wait = a.status === 429 ? /try again in (\d+) seconds/.exec(err.message ?? '') : null;
+    if (wait) reply.header('retry-after', wait[1]);
     return send(req, reply, a);
   };
   app.setErrorHandler(onError);

@@ -17,13 +17,24 @@ export const REDACT_PATHS = [
   '*.secretKey', 'secretKey', '*.apiSecret', 'apiSecret', 'req.headers["idempotency-key"]',
 ];
 
+/**
+ * A request's path as logged: no query string (the payment page's token rides there), and
+ * the path segments that open something by themselves blanked: invoice numbers (`/pay/INV…`
+ * and the public lookup open the invoice and its payment link) and console invite tokens.
+ */
+export function redactUrl(url: string): string {
+  return url.split('?')[0]!
+    .replace(/(\/sales\/public\/bill\/)[^/]+/i, '$1[redacted]')
+    .replace(/(\/console\/invite\/)[^/]+/i, '$1[redacted]')
+    .replace(/\/INV[^/]*/g, '/INV[redacted]');
+}
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
-      // Query strings carry the payment-page token: log the path only.
-      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: req.url.split('?')[0], id: req.id }),
+      req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
@@ -7,7 +8,7 @@ import type { App } from './http.js';
 import type { Metrics } from './metrics.js';
 
 /** Operations (README, "Operations"): liveness, readiness (the database answers), Prometheus metrics. */
-export function opsRoutes(app: App, deps: { db: Kysely<Database>; metrics: Metrics }): void {
+export function opsRoutes(app: App, deps: { db: Kysely<Database>; metrics: Metrics; metricsToken?: string | null }): void {
   const tags = ['Operations'];
   app.get('/healthz', { schema: { tags, summary: 'Liveness: the process answers' } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { tags, summary: 'Readiness: the database answers' } }, async (_req, reply) => {
@@ -18,12 +19,23 @@ export function opsRoutes(app: App, deps: { db: Kysely<Database>; metrics: Metri
       return reply.code(503).send({ status: 'unavailable', reason: 'database unreachable' });
     }
   });
-  app.get('/metrics', { schema: { tags, summary: 'Prometheus metrics', hide: true } }, async (_req, reply) => {
+  // With SUNAP_METRICS_TOKEN set, only a scraper presenting it as a bearer token reads them
+  // (route names, queue depths and payment counts say a lot about a business).
+  const expected = deps.metricsToken ? sha256(deps.metricsToken) : null;
+  app.get('/metrics', { schema: { tags, summary: 'Prometheus metrics', hide: true } }, async (req, reply) => {
+    if (expected) {
+      const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ''));
+      if (!m || !timingSafeEqual(sha256(m[1]!), expected)) {
+        return reply.code(401).header('www-authenticate', 'Bearer realm="metrics"').send({ message: 'metrics: missing or wrong bearer token (SUNAP_METRICS_TOKEN)' });
+      }
+    }
     const { registry } = deps.metrics;
     const body = await registry.metrics();
     return reply.type(registry.contentType).send(body);
   });
 }
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
 const ClockState = Type.Object({ now: Type.String({ description: 'ISO-8601 UTC' }), offsetSeconds: Type.Number() });
 

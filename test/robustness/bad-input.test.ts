@@ -285,11 +285,12 @@ forEachEngine('bad input, property-based', (engine) => {
   let bill: { uniqueId: string; id: number; transSeqNo: string };
   let ip = 0;
   // Every call comes from its own address (X-Forwarded-For, trusted here), so the per-address
-  // rate limits answer 429 only where a test asks for it.
+  // rate limits answer 429 only where a test asks for it. Those addresses are not loopback, so
+  // the sandbox routes are opened to them (SUNAP_SANDBOX_OPEN).
   const from = () => ({ 'x-forwarded-for': `198.18.${(++ip >> 8) & 255}.${ip & 255}` });
 
   before(async () => {
-    t = await startApp(engine, { SUNAP_TRUST_PROXY: 'true' }, { runJobs: false });
+    t = await startApp(engine, { SUNAP_TRUST_PROXY: '1', SUNAP_SANDBOX_OPEN: 'true' }, { runJobs: false });
     a = await newAccount(t, { points: 50_000_000 });
     loginTarget = await newAccount(t);
     const seq = seqNo('BAD');

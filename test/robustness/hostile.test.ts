@@ -267,7 +267,7 @@ forEachEngine('hostile callers', (engine) => {
     let t: TestApp;
     let a: Login;
     before(async () => {
-      t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '8', SUNAP_TRUST_PROXY: 'true' });
+      t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '8', SUNAP_TRUST_PROXY: '1' });
       a = await newAccount(t);
     });
     after(async () => t?.close());

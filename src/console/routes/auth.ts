@@ -30,8 +30,9 @@ export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings)
     return sendPage(reply, 200, signInPage({ csrf: await csrfToken(req, reply), next: safeNext(req.query.next), notice: NOTICES[req.query.notice ?? ''] }));
   });
 
+  // Sign-in is limited per address and per email in the database (AuthService.checkPassword).
   app.post('/login', {
-    config: { consolePublic: true, ...limit },
+    config: { consolePublic: true },
     schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), password: Str(200), next: Str(500) }) },
   }, async (req, reply) => {
     const { email = '', password = '' } = req.body;

@@ -1,0 +1,132 @@
+/**
+ * The sandbox's edges (docs/security.md, "The sandbox"): its routes answer only the configured
+ * host or a loopback name (DNS rebinding), only loopback callers unless SUNAP_SANDBOX_OPEN=true,
+ * and do not exist in live mode. The shapes of the sandbox API stay as they were.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { isLoopbackAddress, isLoopbackName } from '../../src/platform/sandbox-guard.js';
+import { forEachEngine, paymentBody, seqNo, startApp, type TestApp } from '../helpers/app.js';
+import { withFakes, withLiveApp } from '../live/support.js';
+
+/** fetch cannot set Host: a raw request with the given headers. */
+function call(t: TestApp, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: any; text: string }> {
+  const u = new URL(t.url);
+  const data = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: u.hostname, port: u.port, method, path, agent: false,
+      headers: { ...(data ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(data)) } : {}), ...headers },
+    }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {}
+        resolve({ status: res.statusCode!, body: parsed, text });
+      });
+    });
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+const SANDBOX_CALLS: [string, string, (t: TestApp) => unknown][] = [
+  ['GET', '/sandbox/clock', () => undefined],
+  ['POST', '/sandbox/clock', () => ({ advanceSeconds: 1 })],
+  ['GET', '/sandbox/messages', () => undefined],
+  ['GET', '/sandbox/outbox', () => undefined],
+  ['POST', `/sandbox/payments/NOPE/pay`, (t) => ({ PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode })],
+  ['POST', '/sandbox/terminal-payments', (t) => ({ PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, TRANS_SEQNO: seqNo('TERM'), APPROVAL_AMOUNT: '1000', MOBILE_NO: '01012345678', PAY_PATH: 'KIOSK' })],
+];
+
+forEachEngine('the sandbox\'s edges', (engine) => {
+  describe('default: loopback only, own hosts only', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(engine, { SUNAP_TRUST_PROXY: '1' }, { runJobs: false });
+    });
+    after(async () => t?.close());
+    const port = () => new URL(t.url).port;
+
+    test('a foreign Host is refused (403 / -4) on every sandbox route, and nothing moves', async () => {
+      const before = (await t.get('/sandbox/clock')).body.offsetSeconds;
+      for (const [method, path, body] of SANDBOX_CALLS) {
+        const r = await call(t, method, path, { host: `rebind.attacker.example:${port()}` }, body(t));
+        assert.equal(r.status, 403, `${method} ${path}: ${r.text}`);
+        if (r.body) assert.equal(r.body.result_code, -4);
+      }
+      assert.equal((await t.get('/sandbox/clock')).body.offsetSeconds, before, 'the clock did not move');
+    });
+
+    test('the configured host and loopback names are served', async () => {
+      for (const host of [`127.0.0.1:${port()}`, `localhost:${port()}`, `app.localhost:${port()}`, `[::1]:${port()}`, '127.0.0.2']) {
+        const r = await call(t, 'GET', '/sandbox/clock', { host });
+        assert.equal(r.status, 200, `${host}: ${r.text}`);
+        assert.equal(typeof r.body.now, 'string');
+      }
+    });
+
+    test('a non-loopback caller (through the trusted proxy) is refused; a loopback one through it is served', async () => {
+      for (const [method, path, body] of SANDBOX_CALLS) {
+        const r = await call(t, method, path, { host: `127.0.0.1:${port()}`, 'x-forwarded-for': '192.0.2.44' }, body(t));
+        assert.equal(r.status, 403, `${method} ${path}: ${r.text}`);
+      }
+      const local = await call(t, 'GET', '/sandbox/messages', { host: `127.0.0.1:${port()}`, 'x-forwarded-for': '127.0.0.1' });
+      assert.equal(local.status, 200);
+      assert.ok(Array.isArray(local.body.messages));
+    });
+
+    test('the rest of the service answers any caller: the guard is for /sandbox only', async () => {
+      const r = await call(t, 'GET', '/healthz', { host: 'anything.example', 'x-forwarded-for': '192.0.2.44' });
+      assert.equal(r.status, 200);
+      const p = await call(t, 'POST', '/api/requestPayment', { host: 'anything.example', 'x-forwarded-for': '192.0.2.44' }, {});
+      assert.notEqual(p.status, 403);
+    });
+
+    test('the sandbox API keeps its shapes: pay answers as before', async () => {
+      const seq = seqNo('EDGE');
+      assert.equal((await t.gw('requestPayment', paymentBody({ TRANS_SEQNO: seq }))).body.result_data.RESULT_CODE, '0000');
+      const paid = await t.pay(seq);
+      assert.equal(paid.approved, true);
+    });
+  });
+
+  describe('SUNAP_SANDBOX_OPEN=true', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(engine, { SUNAP_TRUST_PROXY: '1', SUNAP_SANDBOX_OPEN: 'true' }, { runJobs: false });
+    });
+    after(async () => t?.close());
+
+    test('callers on the network are served; a foreign Host is still refused', async () => {
+      const port = new URL(t.url).port;
+      const r = await call(t, 'GET', '/sandbox/clock', { host: `127.0.0.1:${port}`, 'x-forwarded-for': '192.0.2.44' });
+      assert.equal(r.status, 200, r.text);
+      const foreign = await call(t, 'GET', '/sandbox/clock', { host: 'rebind.attacker.example', 'x-forwarded-for': '192.0.2.44' });
+      assert.equal(foreign.status, 403);
+    });
+  });
+
+  describe('live mode', () => {
+    const fakes = withFakes();
+    const t = withLiveApp(engine, fakes);
+
+    test('has no sandbox route: every one is 404, whatever the caller', async () => {
+      for (const [method, path, body] of SANDBOX_CALLS) {
+        const r = await call(t, method, path, { host: 'pay.example.com' }, body(t));
+        assert.equal(r.status, 404, `${method} ${path}: ${r.text}`);
+      }
+    });
+  });
+});
+
+test('loopback names and addresses', () => {
+  for (const h of ['localhost', 'LOCALHOST'.toLowerCase(), 'a.b.localhost', '127.0.0.1', '127.255.0.9', '[::1]', 'localhost.']) assert.ok(isLoopbackName(h), h);
+  for (const h of ['localhost.attacker.example', '128.0.0.1', '10.0.0.1', '[::2]', 'evil-localhost', '']) assert.ok(!isLoopbackName(h), h);
+  for (const a of ['127.0.0.1', '::1', '::ffff:127.0.0.1', '0:0:0:0:0:0:0:1']) assert.ok(isLoopbackAddress(a), a);
+  for (const a of ['192.0.2.1', '::ffff:10.0.0.1', '::2', 'fe80::1']) assert.ok(!isLoopbackAddress(a), a);
+});

@@ -1,0 +1,179 @@
+/**
+ * Sign-in throttles under concurrency and behind proxies (docs/security.md, "Sign-in
+ * throttling" and "Client addresses"): a burst of simultaneous guesses gets no more password
+ * checks than the lockout allows, on one instance or two sharing a database; a spoofed
+ * X-Forwarded-For does not move a caller to a fresh per-address budget; forgotten rows are
+ * purged by a job.
+ */
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../../src/app.js';
+import { THROTTLE_PURGE_JOB } from '../../src/invoicing/index.js';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
+import { createLogger } from '../../src/platform/logging.js';
+import type { App } from '../../src/platform/http.js';
+import { forEachEngine, freePort, startApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
+import { runSunap } from '../helpers/cli.js';
+import { newAccount } from '../invoicing/support.js';
+
+/** A second instance of the same service on the same database (what a second `sunap serve` is). */
+async function secondInstance(t: TestApp, env: Record<string, string>): Promise<{ app: App; url: string }> {
+  const port = await freePort();
+  const config = loadConfig({
+    DATABASE_URL: t.databaseUrl, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY, SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env,
+  });
+  const app = await buildApp(config, { logger: createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })), runJobs: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return { app, url: `http://127.0.0.1:${port}` };
+}
+
+async function loginAt(url: string, email: string, password: string, headers: Record<string, string> = {}): Promise<{ status: number; code: number }> {
+  const res = await fetch(`${url}/app/v1/auth/login`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ email, password, loginType: 'EMAIL' }),
+  });
+  const body = (await res.json()) as { result_code: number };
+  return { status: res.status, code: body.result_code };
+}
+
+const count = (rs: { code: number }[], code: number) => rs.filter((r) => r.code === code).length;
+
+forEachEngine('sign-in throttles hold under concurrency', (engine) => {
+  describe('per email', () => {
+    let t: TestApp;
+    let other: { app: App; url: string };
+    before(async () => {
+      // The per-address limit is off here, so only the per-email lockout is at work.
+      t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '0' });
+      other = await secondInstance(t, { SUNAP_LOGIN_RATE_LIMIT: '0' });
+    });
+    after(async () => {
+      await other?.app.close();
+      await t?.close();
+    });
+
+    test('after 4 failures, a burst of 30 wrong passwords gets one more check; the right password is then refused', async () => {
+      const a = await newAccount(t);
+      for (let i = 0; i < 4; i++) assert.equal((await loginAt(t.url, a.email, `wrong-${i}`)).code, -3);
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => loginAt(i % 2 ? other.url : t.url, a.email, `guess-${i}`)));
+      assert.equal(count(burst, -3), 1, `checked: ${JSON.stringify(burst)}`);
+      assert.equal(count(burst, -29), 29);
+      for (const r of burst.filter((x) => x.code === -29)) assert.equal(r.status, 429);
+      const right = await fetch(`${t.url}/app/v1/auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: a.email, password: a.password, loginType: 'EMAIL' }),
+      });
+      assert.equal(right.status, 429);
+      assert.equal(((await right.json()) as { result_code: number }).result_code, -29);
+      const retry = Number(right.headers.get('retry-after'));
+      assert.ok(retry >= 1 && retry <= 30, `Retry-After ${retry}`);
+      const row = await t.app.sunap.database.db.selectFrom('sign_in_throttles').selectAll().where('key', '=', `email:${a.email}`).executeTakeFirstOrThrow();
+      assert.equal(Number(row.attempts), 5, 'five checks in all');
+    });
+
+    test('a burst of 30 at a fresh email, spread over two instances: exactly 5 checks, the rest 429', async () => {
+      const a = await newAccount(t);
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => loginAt(i % 2 ? other.url : t.url, a.email, `guess-${i}`)));
+      assert.equal(count(burst, -3), 5, JSON.stringify(burst));
+      assert.equal(count(burst, -29), 25);
+      assert.equal((await loginAt(other.url, a.email, a.password)).code, -29);
+      // The lockout passes (30 s after the 5th attempt): the right password signs in and forgets the count.
+      await t.post('/sandbox/clock', { advanceSeconds: 31 });
+      await other.app.sunap.clock.refresh();
+      assert.equal((await loginAt(t.url, a.email, a.password)).code, 0);
+      const gone = await t.app.sunap.database.db.selectFrom('sign_in_throttles').select('key').where('key', '=', `email:${a.email}`).executeTakeFirst();
+      assert.equal(gone, undefined);
+    });
+
+    test('fewer than 5 simultaneous wrong passwords are all checked, and the right one then signs in', async () => {
+      const a = await newAccount(t);
+      const burst = await Promise.all(Array.from({ length: 4 }, (_, i) => loginAt(t.url, a.email, `guess-${i}`)));
+      assert.equal(count(burst, -3), 4);
+      assert.equal((await loginAt(t.url, a.email, a.password)).code, 0);
+    });
+  });
+
+  describe('per address, behind one proxy (SUNAP_TRUST_PROXY=1)', () => {
+    let t: TestApp;
+    let other: { app: App; url: string };
+    const env = { SUNAP_LOGIN_RATE_LIMIT: '8', SUNAP_TRUST_PROXY: '1' };
+    before(async () => {
+      t = await startApp(engine, env);
+      other = await secondInstance(t, env);
+    });
+    after(async () => {
+      await other?.app.close();
+      await t?.close();
+    });
+
+    test('a burst of 20 from one address over many emails and two instances: exactly 8 checked', async () => {
+      const from = { 'x-forwarded-for': '198.51.100.20' };
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => loginAt(i % 2 ? other.url : t.url, `nobody-${i}@example.com`, 'guess-123456', from)));
+      assert.equal(count(burst, -3), 8, JSON.stringify(burst));
+      assert.equal(count(burst, -29), 12);
+    });
+
+    test('a spoofed X-Forwarded-For does not change the limit key: only the hop the proxy added counts', async () => {
+      const a = await newAccount(t);
+      const codes: number[] = [];
+      for (let i = 0; i < 9; i++) {
+        // The client wrote its own "address" first; the proxy appended the real one.
+        codes.push((await loginAt(t.url, `nobody-${i}@example.com`, 'guess-123456', { 'x-forwarded-for': `203.0.113.${i}, 198.51.100.30` })).code);
+      }
+      assert.deepEqual(codes, [-3, -3, -3, -3, -3, -3, -3, -3, -29]);
+      assert.equal((await loginAt(t.url, a.email, a.password, { 'x-forwarded-for': '10.9.9.9, 198.51.100.30' })).code, -29);
+      // Another real address has its own budget.
+      assert.equal((await loginAt(t.url, a.email, a.password, { 'x-forwarded-for': '10.9.9.9, 198.51.100.31' })).code, 0);
+    });
+  });
+
+  describe('without a proxy (the default)', () => {
+    let t: TestApp;
+    before(async () => {
+      t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '5' });
+    });
+    after(async () => t?.close());
+
+    test('X-Forwarded-For is ignored: every spoofed value shares the socket address\'s budget', async () => {
+      const codes: number[] = [];
+      for (let i = 0; i < 6; i++) codes.push((await loginAt(t.url, `nobody-${i}@example.com`, 'guess-123456', { 'x-forwarded-for': `203.0.113.${i}` })).code);
+      assert.deepEqual(codes, [-3, -3, -3, -3, -3, -29]);
+    });
+  });
+
+  test('the purge job drops rows forgotten for a quarter of an hour and keeps fresh ones; it is scheduled hourly', async () => {
+    const t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '0' });
+    try {
+      const db = t.app.sunap.database.db;
+      assert.equal((await loginAt(t.url, 'old@example.com', 'guess-123456')).code, -3);
+      await t.post('/sandbox/clock', { advanceSeconds: 15 * 60 + 1 });
+      assert.equal((await loginAt(t.url, 'fresh@example.com', 'guess-123456')).code, -3);
+      const purged = await t.app.sunap.auth.purgeThrottles();
+      assert.ok(purged >= 1);
+      const keys = (await db.selectFrom('sign_in_throttles').select('key').execute()).map((r) => r.key);
+      assert.ok(keys.includes('email:fresh@example.com'));
+      assert.ok(!keys.includes('email:old@example.com'));
+      const jobs = await db.selectFrom('jobs').select(['unique_key', 'status']).where('kind', '=', THROTTLE_PURGE_JOB.kind).execute();
+      assert.ok(jobs.length >= 2, `the start-up purge and the next hour's: ${JSON.stringify(jobs)}`);
+      assert.equal(new Set(jobs.map((j) => j.unique_key)).size, jobs.length);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+test('SUNAP_TRUST_PROXY: true is refused with what to set; hop counts and address lists are taken', () => {
+  const base = { SUNAP_SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: 'sqlite::memory:' };
+  assert.throws(() => loadConfig({ ...base, SUNAP_TRUST_PROXY: 'true' }), (e: Error) => e instanceof ConfigError && /SUNAP_TRUST_PROXY: .*number of proxies.*e\.g\. 1/.test(e.message));
+  assert.throws(() => loadConfig({ ...base, SUNAP_TRUST_PROXY: '10.0.0.0/33' }), /SUNAP_TRUST_PROXY/);
+  assert.throws(() => loadConfig({ ...base, SUNAP_TRUST_PROXY: 'proxy.internal' }), /SUNAP_TRUST_PROXY/);
+  assert.equal(loadConfig({ ...base }).trustProxy, false);
+  assert.equal(loadConfig({ ...base, SUNAP_TRUST_PROXY: 'false' }).trustProxy, false);
+  assert.equal(loadConfig({ ...base, SUNAP_TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.deepEqual(loadConfig({ ...base, SUNAP_TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,::1' }).trustProxy, ['10.0.0.5', '10.1.0.0/16', '::1']);
+});
+
+test('sunap serve with SUNAP_TRUST_PROXY=true exits 2 and says what to set', async () => {
+  const r = await runSunap(['serve'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', SUNAP_TRUST_PROXY: 'true' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /configuration error: SUNAP_TRUST_PROXY: .*set the number of proxies in front of Sunap \(e\.g\. 1\) or their addresses/);
+});
