@@ -86,7 +86,7 @@ export const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', 'x-reaso
 export const ListQuery = Type.Object({
   month: Type.Optional(Month),
   page: Type.Optional(Type.String({ pattern: '^[1-9]\\d{0,8}$', 'x-reason': 'must be a whole number from 1', description: 'From 1 (default 1)' })),
-  size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 20)' })),
+  size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 10)' })),
 });
 export const SummaryQuery = Type.Object({ month: Type.Optional(Month) });
 export const BillParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'uniqueId (UUID) or numeric id' }) });

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { answer, appAnswer, gatewayAnswer, type Answer } from './errors.js';
+import { answer, appAnswer, gatewayAnswer, NOT_JSON_MESSAGE, type Answer } from './errors.js';
 import type { App } from './http.js';
 import type { Metrics } from './metrics.js';
 import { checker } from './validation.js';
@@ -26,6 +26,20 @@ export function jsonNestsDeeperThan(text: string, max: number): boolean {
     } else if (c === 0x5d || c === 0x7d) depth--;
   }
   return false;
+}
+
+/** The surfaces that take JSON bodies only (the gateway, the invoicing API, the sandbox API). */
+const JSON_SURFACES = ['/api/', '/app/', '/sandbox/'];
+
+/** True when the request carries a body (a length above 0, or a chunked one). */
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
 }
 
 /**
@@ -56,8 +70,13 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
     parseJson(req, body as string, done);
   });
 
-  app.addHook('onRequest', (_req, reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.headers(deps.securityHeaders);
+    // The JSON APIs read JSON only: a form or text body is refused before any parser reads it.
+    if (JSON_SURFACES.some((p) => req.url.startsWith(p)) && !deps.isPage(req.url) && hasBody(req) && !isJson(req.headers['content-type'])) {
+      done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 400, code: 'SUNAP_NOT_JSON' }));
+      return;
+    }
     done();
   });
 
@@ -70,7 +89,9 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
 
   const send = (req: FastifyRequest, reply: FastifyReply, a: Answer) => {
     req.resultCode = a.resultCode;
-    return reply.code(a.status).send(a.body);
+    // Plain JSON, never the route's success schema: a token error answers HTTP 200 (-1 / -2)
+    // with result_data null, which the 200 schema would turn into {}.
+    return reply.code(a.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(a.body);
   };
   const onError = async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const a = req.url.startsWith('/api/') ? gatewayAnswer(err) : appAnswer(err);
