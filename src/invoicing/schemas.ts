@@ -59,7 +59,13 @@ export const CreateBillBody = Type.Object({
   description: Type.Optional(Description),
   amount: Type.Optional(amount('Required for SAME (unless billTemplateId gives it); may be omitted for INDIVIDUAL')),
   sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)), { description: 'Default ALIMTALK' })),
-  webhookUrl: Type.Optional(Type.String({ maxLength: 500, pattern: '^https://', 'x-reason': 'must start with https://', examples: ['https://academy.example.com/hooks/sunap'] })),
+  // The mode's rule (https only in live; also http:// to this machine in the sandbox) is checked
+  // by the service (src/platform/urls.ts, merchantUrlPolicy); the schema only keeps other schemes out.
+  webhookUrl: Type.Optional(Type.String({
+    maxLength: 500, pattern: '^https?://', 'x-reason': 'must start with https://',
+    description: 'https://; in the sandbox also http:// to localhost, 127.0.0.0/8 or [::1] (a receiver on your machine)',
+    examples: ['https://academy.example.com/hooks/sunap'],
+  })),
   webhookSecret: Type.Optional(Type.String({
     pattern: '^[\\x21-\\x7E]{16,128}$', 'x-reason': 'must be 16 to 128 printable ASCII characters without spaces',
     description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature',

@@ -90,6 +90,8 @@ for (const engine of engines) {
       assert.match(String(r.headers['x-service-delivery']), /^\d+$/);
       assert.ok(verify(r, SECRET), `signature ${r.headers['x-service-signature']} must verify`);
       assert.equal(verify(r, SECRET + 'x'), false, 'another secret must not verify');
+      // The X-CariPay-* aliases carry exactly the same values.
+      for (const h of ['event', 'delivery', 'signature']) assert.equal(r.headers[`x-caripay-${h}`], r.headers[`x-service-${h}`], `x-caripay-${h}`);
       // t is wall-clock seconds at send time.
       const t0 = Number(/^t=(\d+)/.exec(String(r.headers['x-service-signature']))![1]);
       assert.ok(Math.abs(t0 - Math.floor(r.at / 1000)) <= 2);
@@ -119,7 +121,9 @@ for (const engine of engines) {
       await rx.waitFor(1);
       const r = rx.received[0]!;
       assert.equal(r.headers['x-service-signature'], undefined);
+      assert.equal(r.headers['x-caripay-signature'], undefined);
       assert.equal(r.headers['x-service-event'], 'bill.canceled');
+      assert.equal(r.headers['x-caripay-event'], 'bill.canceled');
       assert.equal(r.json.event, 'bill.canceled');
       assert.equal(r.json.status, 'CANCELED');
       assert.equal(r.json.requestId, null);
