@@ -68,7 +68,7 @@ export const CreateBillBody = Type.Object({
   })),
   webhookSecret: Type.Optional(Type.String({
     pattern: '^[\\x21-\\x7E]{16,128}$', 'x-reason': 'must be 16 to 128 printable ASCII characters without spaces',
-    description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature',
+    description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature (and X-CariPay-Signature, the same value)',
   })),
   members: Type.Array(Member, { minItems: 1, maxItems: 1000 }),
   items: Type.Optional(Items),

@@ -63,6 +63,12 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // No bytes is no body: clients that send Content-Type: application/json on every call
+    // (DELETE, PUT and refresh-status have no body) must not get "body: is not valid JSON".
+    if ((body as string).trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
       done(Object.assign(new Error(`body: is nested more than ${MAX_JSON_DEPTH} levels deep`), { statusCode: 400, code: 'SUNAP_JSON_TOO_DEEP' }), undefined);
       return;

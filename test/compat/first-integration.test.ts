@@ -26,9 +26,24 @@ forEachEngine('compat: a first integration', (engine) => {
     // The other side of the rule: the same bytes as JSON (with a charset) are read.
     const ok = await t.request('POST', '/api/searchPayment', json, { 'content-type': 'application/json; charset=utf-8' });
     assert.equal(rd(ok).RESULT_CODE, '3001', 'read as JSON: it reaches the signature check');
-    // Calls without a body need no content type.
-    const a = await newAccount(t);
+    // Calls without a body need no content type, and may carry one (clients that set it on every call).
+    const a = await newAccount(t, { points: 1000 });
     assert.equal((await t.get('/app/v1/points/me', a.h)).body.result_code, 0);
+    assert.equal((await t.post('/app/v1/sales/bill', billBody(), a.h)).body.result_code, 0);
+    const id = (await t.get('/app/v1/sales/bill?size=1', a.h)).body.result_data.bills[0].uniqueId;
+    const jsonHeaders = { ...a.h, 'content-type': 'application/json' };
+    for (const [method, path] of [['GET', '/app/v1/points/me'], ['POST', `/app/v1/sales/bill/${id}/refresh-status`], ['DELETE', `/app/v1/sales/bill/${id}`]] as const) {
+      const r = await t.request(method, path, undefined, jsonHeaders);
+      assert.equal(r.status, 200, `${method} ${path}: ${r.text}`);
+      assert.equal(r.body.result_code, 0);
+    }
+    // An empty body where one is needed is missing, and said so in each envelope.
+    const empty = await t.request('POST', '/app/v1/sales/bill', undefined, jsonHeaders);
+    assert.deepEqual(empty.body, { result_code: -20, result_msg: 'body: is required', result_data: null });
+    const emptyGw = await t.request('POST', '/api/requestPayment', undefined, { 'content-type': 'application/json' });
+    assert.equal(emptyGw.status, 400);
+    assert.equal(emptyGw.body.result_data.RESULT_MSG, 'body: must be a JSON object');
+    assert.equal((await t.request('POST', '/api/requestPayment', '{"TRANS_SEQNO":', { 'content-type': 'application/json' })).body.result_data.RESULT_MSG, 'body: is not valid JSON');
     // Forms still work where forms belong (the payment page).
     const page = await t.request('POST', '/checkout/pay', 'tid=x&token=y', { 'content-type': 'application/x-www-form-urlencoded' });
     assert.equal(page.status, 404);
