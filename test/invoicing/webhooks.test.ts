@@ -175,8 +175,12 @@ for (const engine of engines) {
       assert.equal(rx.received.length, 1);
 
       const delays = [30, 300, 1800, 7200]; // the first one completes the 60 s
+      const jobRow = () => t.app.sunap.database.db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
       for (let i = 0; i < delays.length; i++) {
         await eventually(async () => (await attempts(t, ev!.id)).length === i + 1, `attempt ${i + 1} recorded`);
+        // The attempt row is written before the job's next run time: move the clock only once
+        // the worker has let go of the job, or the retry would be scheduled from the moved clock.
+        await eventually(async () => { const j = await jobRow(); return j.attempts === i + 1 && j.lease_owner === null; }, `attempt ${i + 1} settled`);
         const r = await t.post('/sandbox/clock', { advanceSeconds: delays[i] });
         assert.equal(r.status, 200);
         await rx.waitFor(i + 2);
