@@ -30,6 +30,12 @@ export interface PaymentInput {
   confirmUrl?: string | null;
   returnDisplayYn?: 'Y' | 'N';
   returnUrl?: string | null;
+  /**
+   * The RETURN_URL is a page of this service (the console's recharge), not a merchant's: it
+   * follows SUNAP_PUBLIC_URL, so the merchant rule (https, or loopback http in the sandbox) does
+   * not apply, only http(s).
+   */
+  returnUrlIsOurs?: boolean;
   tempValue?: string | null;
   userId?: string | null;
   orderType?: OrderType;
@@ -130,7 +136,7 @@ export class GatewayService {
       if (problem) throw new GatewayError(C.VALIDATION, `${field}: ${problem}`);
     };
     urlCheck('CONFIRM_URL', input.confirmUrl, this.deps.confirmUrlPolicy);
-    urlCheck('RETURN_URL', input.returnUrl, this.deps.confirmUrlPolicy);
+    urlCheck('RETURN_URL', input.returnUrl, input.returnUrlIsOurs ? 'http-or-https' : this.deps.confirmUrlPolicy);
     if (input.returnDisplayYn === 'Y' && !input.returnUrl) throw new GatewayError(C.VALIDATION, 'RETURN_URL: is required when RETURN_DISPLAY_YN is Y');
     const split = breakdown(input.amount, input.items);
     if ('error' in split) throw new GatewayError(C.VALIDATION, split.error);

@@ -55,6 +55,11 @@ forEachEngine('compat: callback and webhooks to a local http receiver', (engine)
       assert.equal(r.RESULT_CODE, '4002', url);
       assert.match(r.RESULT_MSG, new RegExp(`^${field}: must start with https://`));
     }
+    // Sunap's own return page (the console's recharge) follows SUNAP_PUBLIC_URL, whatever its host.
+    const store = (await t.app.sunap.gateway.findStore(t.storeCode))!;
+    const own = { amount: 1000, mobileNo: '01012345678', payUserName: '상점', requestReason: '충전', returnUrl: 'http://sunap.internal:8080/console/points' };
+    await assert.rejects(t.app.sunap.gateway.createPayment(store, { ...own, transSeqNo: `OWN-${Date.now()}-a` }), /RETURN_URL: must start with https:\/\//);
+    assert.ok(await t.app.sunap.gateway.createPayment(store, { ...own, transSeqNo: `OWN-${Date.now()}-b`, returnUrlIsOurs: true }));
     // The length limit stays: 100 characters (5001).
     const long = `http://localhost/${'a'.repeat(100 - 'http://localhost/'.length + 1)}`;
     assert.equal(rd(await t.gw('requestPayment', paymentBody({ CONFIRM_URL: long }))).RESULT_CODE, '5001');
