@@ -25,6 +25,7 @@ import { SolapiMessaging } from './ports/solapi-messaging.js';
 import { TossCardProcessor } from './ports/toss-card-processor.js';
 import { ServiceClock, type SharedClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
+import { merchantUrlPolicy } from './platform/urls.js';
 import { SecretBox } from './platform/crypto.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
@@ -101,16 +102,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   metrics.countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () => countJobsByKind(db, 'DEAD'));
 
   const wake = () => worker.wake();
+  const urlPolicy = merchantUrlPolicy(config.mode);
   const processor = opts.processor ?? cardProcessorOf(config, db, log);
   const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
   const gateway = createGateway(db, {
     clock, box, http, processor, secretKey: config.secretKey,
-    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: 'https',
+    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
     log, wake, worker, metrics,
   });
   const invoicing = createInvoicing(db, {
     gateway, messaging, http, clock, box, costs: config.costs, log, worker,
-    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: 'https', loginRateLimit: config.loginRateLimit,
+    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   const { auth, invoices } = invoicing;
@@ -166,7 +168,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
         version: '0.1.0',
         description: 'Payment gateway (/api) and invoicing server (/app/v1). Gateway calls answer HTTP 200 with the outcome in result_data.RESULT_CODE; invoicing calls answer result_code 0 on success. Every code and its cause: docs/reference.md in the repository.',
       },
-      components: { securitySchemes: { accessToken: { type: 'apiKey', in: 'header', name: 'x-access-token' } } },
+      components: { securitySchemes: { accessToken: { type: 'apiKey', in: 'header', name: 'x-access-token', description: 'From /app/v1/auth/login. Missing: 401 / -1. Present but unknown, revoked or replaced: 200 / -1; expired: 200 / -2 (renew with /app/v1/auth/refresh, or log in again).' } } },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -1,5 +1,6 @@
 import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
+import { acquireServerLock, ServerLockError, sqliteFileOf, type ServerLock } from './db/server-lock.js';
 import { ConfigError, loadConfig } from './platform/config.js';
 
 /** `npm start` / `sunap serve`: the sandbox on embedded SQLite unless configured otherwise. */
@@ -14,7 +15,28 @@ export async function serve(): Promise<void> {
     }
     throw err;
   }
-  const app = await buildApp(config);
+  // One server per SQLite file (src/db/server-lock.ts); PostgreSQL serves any number.
+  const sqliteFile = sqliteFileOf(config.databaseUrl);
+  let lock: ServerLock | null = null;
+  if (sqliteFile) {
+    try {
+      lock = acquireServerLock(sqliteFile);
+    } catch (err) {
+      if (err instanceof ServerLockError) {
+        process.stderr.write(`sunap: could not start: ${err.message}\n`);
+        process.exit(1);
+      }
+      throw err;
+    }
+  }
+  let app;
+  try {
+    app = await buildApp(config);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+  if (lock) app.addHook('onClose', async () => lock.release());
   // SIGTERM/SIGINT: stop accepting, finish in-flight requests and jobs, then exit.
   closeWithGrace({ delay: 15_000 }, async ({ err, signal }) => {
     if (err) app.log.error({ err }, 'closing after an uncaught error');

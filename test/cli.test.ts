@@ -1,14 +1,17 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase, type DatabaseHandle } from '../src/db/index.js';
-import { cli, runSunap } from './helpers/cli.js';
+import { cli, runSunap, sunapBin } from './helpers/cli.js';
 import { forEachEngine } from './helpers/app.js';
 import { createTestDatabase } from './helpers/db.js';
-import { freePort } from './helpers/process.js';
+import { childEnv, freePort } from './helpers/process.js';
+import { eventually } from './helpers/wait.js';
 
 /** The commands against a database, and the exit codes 1 and 2. Help and usage errors: cli-help.test.ts. */
 
@@ -122,6 +125,46 @@ describe('configuration and start-up errors', () => {
     const r = await runSunap(['serve'], { DATABASE_URL: fresh(), PORT: 'eighty' });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /configuration error: PORT: must be a whole number/);
+    const level = await runSunap(['serve'], { DATABASE_URL: fresh(), LOG_LEVEL: 'loud' });
+    assert.equal(level.code, 2);
+    assert.equal(level.stdout, '');
+    assert.match(level.stderr, /^sunap: configuration error: LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"\n$/);
+  });
+
+  test('a second server on the same SQLite file refuses to start, naming the first; the operator commands still run beside it', async () => {
+    const url = fresh();
+    const file = url.slice('sqlite:'.length);
+    const port = await freePort();
+    const env = { DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', SUNAP_SECRET_KEY: '44'.repeat(32), LOG_LEVEL: 'warn' };
+    const first = spawn(process.execPath, [sunapBin, 'serve'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((r) => first.on('exit', (code) => r(code)));
+    try {
+      await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 'the first server answers', 30_000, 100);
+      const lock = JSON.parse(readFileSync(`${file}.lock`, 'utf8'));
+      assert.equal(lock.pid, first.pid);
+      const second = await runSunap(['serve'], { ...env, PORT: String(await freePort()) });
+      assert.equal(second.code, 1, second.stderr);
+      assert.equal(second.stdout, '');
+      assert.match(second.stderr, new RegExp(`^sunap: could not start: another Sunap server \\(pid ${first.pid}, .*already serves this SQLite database; lock file .*sunap\\.db\\.lock.*PostgreSQL.*\\n$`));
+      // The CLI is meant to run beside the server: it takes no lock.
+      const made = await runSunap(['platform', 'create', '--name', 'beside', '--json'], { DATABASE_URL: url, SUNAP_SECRET_KEY: '44'.repeat(32) });
+      assert.equal(made.code, 0, made.stderr);
+    } finally {
+      first.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    assert.equal(existsSync(`${file}.lock`), false, 'released on shutdown');
+    // A lock left by a process that is gone (a crash) is stale: the next server takes it over.
+    writeFileSync(`${file}.lock`, JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }));
+    const again = spawn(process.execPath, [sunapBin, 'serve'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const againExited = new Promise<number | null>((r) => again.on('exit', (code) => r(code)));
+    try {
+      await eventually(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false), 'the server over a stale lock answers', 30_000, 100);
+      assert.equal(JSON.parse(readFileSync(`${file}.lock`, 'utf8')).pid, again.pid);
+    } finally {
+      again.kill('SIGTERM');
+    }
+    assert.equal(await againExited, 0);
   });
 
   test('sunap serve on a port in use: one line on stderr, exit 1', async () => {

@@ -11,7 +11,7 @@ export const ENV = {
   SUNAP_SECRET_KEY: 'master key (64 hex characters) that encrypts API keys at rest; sandbox: generated beside the database when unset; live: required',
   PORT: 'listen port (default 8080)',
   HOST: 'listen address (default 127.0.0.1)',
-  LOG_LEVEL: 'log level of the JSON log lines (default info)',
+  LOG_LEVEL: 'log level of the JSON log lines: fatal, error, warn, info (default), debug, trace or silent',
   SUNAP_PUBLIC_URL: 'the base of every link Sunap hands out; https in live mode',
   SUNAP_CARD_PROCESSOR: 'sandbox (default) or toss, with the SUNAP_TOSS_* settings (README.md, Configuration)',
   SUNAP_MESSAGING_PROVIDER: 'sandbox (default) or solapi, with the SUNAP_SOLAPI_* settings (README.md, Configuration)',
@@ -51,7 +51,7 @@ export const commands: readonly Command[] = [
     options: {},
     env: ['DATABASE_URL', 'SUNAP_MODE', 'SUNAP_SECRET_KEY', 'PORT', 'HOST', 'LOG_LEVEL'],
     json: 'nothing of its own: the server logs JSON lines on stdout either way',
-    more: 'The other settings (SUNAP_PUBLIC_URL, rate limits, job worker, outbound time limit) are listed in README.md, section Configuration. A bad value stops the start (exit 2); a failure to start, such as a port in use, exits 1.',
+    more: 'The other settings (SUNAP_PUBLIC_URL, rate limits, job worker, outbound time limit) are listed in README.md, section Configuration. A bad value stops the start (exit 2); a failure to start, such as a port in use or another server already on the same SQLite file (the lock file DATABASE.lock beside it), exits 1.',
     run: async () => {
       const { serve } = await import('../server.js');
       try {

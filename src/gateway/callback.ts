@@ -15,7 +15,10 @@ import { findPaymentById, type Payment } from './repository.js';
  */
 export const CALLBACK_BACKOFF_SECONDS = [10, 60, 300, 1800] as const;
 
-/** The callback body: the approval's facts, with TEMP_VALUE echoed and the ORDER_TYPE branch. */
+/**
+ * The callback body: the approval's facts, with TEMP_VALUE echoed and the ORDER_TYPE branch;
+ * txId is PLATFORM_CODE_STORE_CODE_TRANS_SEQNO, as the real service sends it.
+ */
 export function callbackBody(p: Payment): Record<string, unknown> {
   return {
     RESULT_CODE: '0000',
@@ -30,6 +33,7 @@ export function callbackBody(p: Payment): Record<string, unknown> {
     cardCompany: p.issuer_name ?? '',
     installment: p.installment_month ?? '00',
     payerName: p.pay_user_name,
+    txId: `${p.platform_code}_${p.store_code}_${p.trans_seqno}`,
   };
 }
 

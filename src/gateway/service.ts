@@ -30,6 +30,12 @@ export interface PaymentInput {
   confirmUrl?: string | null;
   returnDisplayYn?: 'Y' | 'N';
   returnUrl?: string | null;
+  /**
+   * The RETURN_URL is a page of this service (the console's recharge), not a merchant's: it
+   * follows SUNAP_PUBLIC_URL, so the merchant rule (https, or loopback http in the sandbox) does
+   * not apply, only http(s).
+   */
+  returnUrlIsOurs?: boolean;
   tempValue?: string | null;
   userId?: string | null;
   orderType?: OrderType;
@@ -44,7 +50,7 @@ export interface GatewayDeps {
   secretKey: Buffer;
   paymentPageUrl: string;
   signMaxSkewSeconds: number;
-  /** What CONFIRM_URL may be. */
+  /** What CONFIRM_URL and RETURN_URL may be (src/platform/urls.ts, urlPolicyOf). */
   confirmUrlPolicy: HttpPolicy;
   log: Logger;
   /** Called after a commit that made jobs due, so a worker picks them up at once. */
@@ -102,7 +108,7 @@ export class GatewayService {
   // ---- signed operations ---------------------------------------------------------------
 
   private verify(body: Record<string, unknown>) {
-    return verifySignedCall(this.db, { box: this.deps.box, nowMs: () => this.deps.clock.nowMs(), maxSkewSeconds: this.deps.signMaxSkewSeconds }, body);
+    return verifySignedCall(this.db, { box: this.deps.box, wallNowMs: Date.now, nowMs: () => this.deps.clock.nowMs(), maxSkewSeconds: this.deps.signMaxSkewSeconds }, body);
   }
 
   async requestPayment(raw: Record<string, unknown>): Promise<{ REDIRECT_URL: string }> {
@@ -130,7 +136,7 @@ export class GatewayService {
       if (problem) throw new GatewayError(C.VALIDATION, `${field}: ${problem}`);
     };
     urlCheck('CONFIRM_URL', input.confirmUrl, this.deps.confirmUrlPolicy);
-    urlCheck('RETURN_URL', input.returnUrl, 'http-or-https');
+    urlCheck('RETURN_URL', input.returnUrl, input.returnUrlIsOurs ? 'http-or-https' : this.deps.confirmUrlPolicy);
     if (input.returnDisplayYn === 'Y' && !input.returnUrl) throw new GatewayError(C.VALIDATION, 'RETURN_URL: is required when RETURN_DISPLAY_YN is Y');
     const split = breakdown(input.amount, input.items);
     if ('error' in split) throw new GatewayError(C.VALIDATION, split.error);

@@ -18,7 +18,9 @@ import { SigningFields } from './schemas.js';
  */
 export interface SigningDeps {
   box: SecretBox;
-  /** The time TRANS_AT is compared with. */
+  /** The time TRANS_AT is compared with: wall-clock time, as clients sign with their own clocks. */
+  wallNowMs: () => number;
+  /** The service clock (key rotation grace runs on it). */
   nowMs: () => number;
   /** How far TRANS_AT may be from now (SUNAP_SIGN_MAX_SKEW_SECONDS); 0 turns the check off. */
   maxSkewSeconds: number;
@@ -46,8 +48,9 @@ export async function verifySignedCall(db: Db, deps: SigningDeps, body: Record<s
     throw new GatewayError(C.SIGNATURE, 'API_SIGN: signature mismatch; check the field order, TRANS_AT and API_KEY');
   }
   const skew = deps.maxSkewSeconds;
-  if (skew > 0 && Math.abs(now - transAt) > skew * 1000) {
-    throw new GatewayError(C.SIGNATURE, `TRANS_AT: more than ${skew} seconds away from server time (${kstCompact(now)} KST)`);
+  const wallNow = deps.wallNowMs();
+  if (skew > 0 && Math.abs(wallNow - transAt) > skew * 1000) {
+    throw new GatewayError(C.SIGNATURE, `TRANS_AT: more than ${skew} seconds away from server time (${kstCompact(wallNow)} KST)`);
   }
   return { store: found.store, payment: found.payment };
 }

@@ -212,21 +212,21 @@ export class AuthService {
   }
 
   /**
-   * The account behind an x-access-token header: -1 missing/unknown, -2 expired, -4 not
-   * allowed. `tenant` is the account whose data the call works on (the team's), `member` the
+   * The account behind an x-access-token header: -1 missing (HTTP 401) or unknown, revoked or
+   * rotated (HTTP 200), -2 expired (HTTP 200), -4 not allowed. `tenant` is the account whose data the call works on (the team's), `member` the
    * one that signed in (its role).
    */
   async authenticate(header: unknown): Promise<{ tenant: Account; member: Account }> {
     const token = Array.isArray(header) ? header[0] : header;
-    if (typeof token !== 'string' || token === '' || token.length > 200) {
-      throw new AppError('TOKEN_MISSING', 'x-access-token: missing or unknown access token');
-    }
+    if (typeof token !== 'string' || token === '') throw new AppError('TOKEN_MISSING', 'x-access-token: missing; log in and send the access token');
+    const unknown = () => new AppError('TOKEN_UNKNOWN', 'x-access-token: unknown, revoked or replaced access token; refresh it or log in again');
+    if (token.length > 200) throw unknown();
     const row = await repo.findToken(this.db, 'ACCESS', sha256Hex(token));
-    if (!row || row.revoked_at !== null) throw new AppError('TOKEN_MISSING', 'x-access-token: missing or unknown access token');
+    if (!row || row.revoked_at !== null) throw unknown();
     if (row.expires_at <= this.clock.nowMs()) throw new AppError('TOKEN_EXPIRED', 'x-access-token: expired; refresh it');
     if (!row.invoicing_enabled) throw new AppError('FORBIDDEN', 'account: may not use invoicing');
     const account = await repo.findAccountById(this.db, row.account_id);
-    if (!account) throw new AppError('TOKEN_MISSING', 'x-access-token: missing or unknown access token');
+    if (!account) throw unknown();
     return { tenant: await this.tenant(account), member: account };
   }
 

@@ -70,7 +70,7 @@ export class RechargeService {
       const payment = await this.deps.gateway.createPayment(store, {
         transSeqNo: `RCH${newTransSeqNo().slice(3)}`, amount, mobileNo: (merchant?.tel ?? '').replace(/\D/g, ''),
         payUserName: merchant?.name ?? tenant.email, requestReason: `발송 포인트 ${points.toLocaleString('ko-KR')}P 충전`,
-        returnUrl: this.deps.returnUrl(id), returnDisplayYn: 'Y', orderType: 'SHOP',
+        returnUrl: this.deps.returnUrl(id), returnUrlIsOurs: true, returnDisplayYn: 'Y', orderType: 'SHOP',
       }, trx);
       const row: Recharge = { id, account_id: tenant.id, points, amount, store_code: store.code, payment_id: payment.id, status: 'PENDING', created_at: now, credited_at: null };
       await team.insertRecharge(trx, row);

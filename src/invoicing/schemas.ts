@@ -59,10 +59,16 @@ export const CreateBillBody = Type.Object({
   description: Type.Optional(Description),
   amount: Type.Optional(amount('Required for SAME (unless billTemplateId gives it); may be omitted for INDIVIDUAL')),
   sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)), { description: 'Default ALIMTALK' })),
-  webhookUrl: Type.Optional(Type.String({ maxLength: 500, pattern: '^https://', 'x-reason': 'must start with https://', examples: ['https://academy.example.com/hooks/sunap'] })),
+  // The mode's rule (https only in live; also http:// to this machine in the sandbox) is checked
+  // by the service (src/platform/urls.ts, merchantUrlPolicy); the schema only keeps other schemes out.
+  webhookUrl: Type.Optional(Type.String({
+    maxLength: 500, pattern: '^https?://', 'x-reason': 'must start with https://',
+    description: 'https://; in the sandbox also http:// to localhost, 127.0.0.0/8 or [::1] (a receiver on your machine)',
+    examples: ['https://academy.example.com/hooks/sunap'],
+  })),
   webhookSecret: Type.Optional(Type.String({
     pattern: '^[\\x21-\\x7E]{16,128}$', 'x-reason': 'must be 16 to 128 printable ASCII characters without spaces',
-    description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature',
+    description: 'Only together with webhookUrl; every delivery then carries X-Service-Signature (and X-CariPay-Signature, the same value)',
   })),
   members: Type.Array(Member, { minItems: 1, maxItems: 1000 }),
   items: Type.Optional(Items),
@@ -86,7 +92,7 @@ export const Month = Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', 'x-reaso
 export const ListQuery = Type.Object({
   month: Type.Optional(Month),
   page: Type.Optional(Type.String({ pattern: '^[1-9]\\d{0,8}$', 'x-reason': 'must be a whole number from 1', description: 'From 1 (default 1)' })),
-  size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 20)' })),
+  size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 10)' })),
 });
 export const SummaryQuery = Type.Object({ month: Type.Optional(Month) });
 export const BillParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'uniqueId (UUID) or numeric id' }) });

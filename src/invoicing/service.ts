@@ -20,8 +20,8 @@ import type { SendRunner } from './sends.js';
 import { billDetail, billSummary } from './views.js';
 import { recordWebhookEvent } from './webhooks.js';
 
-/** The invoice list's page size when none is asked for. */
-export const DEFAULT_PAGE_SIZE = 20;
+/** The invoice list's page size when none is asked for: 10, as the real service (public clients rely on it). */
+export const DEFAULT_PAGE_SIZE = 10;
 
 const notFound = () => new AppError('NOT_FOUND', 'id: no such invoice');
 

@@ -60,6 +60,18 @@ export interface WebhookDeps {
   box: SecretBox;
 }
 
+/**
+ * Every X-Service-* header again under its X-CariPay-* name, with the same value: receivers
+ * written for the public client SDKs read the X-CariPay-* names (docs/reference.md, "Webhooks").
+ */
+export function withAliases(headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith('x-service-')) out[`x-caripay-${name.slice('x-service-'.length)}`] = value;
+  }
+  return out;
+}
+
 export const WEBHOOK_JOB: JobDefinition<WebhookPayload, WebhookDeps> = defineJob({
   kind: 'invoicing.webhook',
   backoffSeconds: WEBHOOK_BACKOFF_SECONDS,
@@ -88,7 +100,7 @@ export const WEBHOOK_JOB: JobDefinition<WebhookPayload, WebhookDeps> = defineJob
         // sandbox clock must not make every signature look stale.
         headers['x-service-signature'] = webhookSignature(secret, Math.floor(Date.now() / 1000), body);
       }
-      await deliver(db, http, { ...attempt, body, headers, now: clock.nowMs() });
+      await deliver(db, http, { ...attempt, body, headers: withAliases(headers), now: clock.nowMs() });
     } catch (err) {
       await repo.settleWebhookEvent(db, ev.id, job.final ? 'ABANDONED' : 'PENDING', job.attempt, clock.nowMs());
       throw err;

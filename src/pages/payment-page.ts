@@ -61,12 +61,16 @@ interface PageItem {
   publisher: string | null;
 }
 
-/** The SHOP item lines as stored by the gateway. */
+/**
+ * The payment's item lines as stored by the gateway, whatever its orderType: an invoice's
+ * payment carries every invoice item (its message lists only the first five). The publisher is
+ * a SHOP detail and shows on SHOP orders only.
+ */
 export function pageItems(p: Payment): PageItem[] {
-  if (p.order_type !== 'SHOP') return [];
+  const shop = p.order_type === 'SHOP';
   return parseStoredLines(p.items_json).map((l) => ({
     name: l.name, qty: l.qty, unitPrice: l.unitPrice, net: l.net, rate: l.discountUnit === 'RATE' ? l.discountAmount : null,
-    discount: Math.max(0, l.unitPrice * l.qty - l.net), publisher: l.publisher,
+    discount: Math.max(0, l.unitPrice * l.qty - l.net), publisher: shop ? l.publisher : null,
   }));
 }
 
@@ -97,8 +101,8 @@ ${it.discount > 0 ? html`<span class="detail">할인 -${won(it.discount)}${it.ra
 </tr>`);
   return html`<section class="card">
 <table class="items">
-<caption>주문 상품</caption>
-<thead><tr><th scope="col">상품 (단가 × 수량, 할인)</th><th scope="col" class="num">금액</th></tr></thead>
+<caption>${p.order_type === 'SHOP' ? '주문 상품' : '청구 항목'}</caption>
+<thead><tr><th scope="col">${p.order_type === 'SHOP' ? '상품' : '항목'} (단가 × 수량, 할인)</th><th scope="col" class="num">금액</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>

@@ -172,6 +172,16 @@ function parseSecretKey(value: string, source = 'SUNAP_SECRET_KEY'): Buffer {
   throw new ConfigError(`${source}: must be 32 bytes, as 64 hex characters or base64`);
 }
 
+/** pino's levels; anything else would make the logger throw at start with no variable named. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevelVar(env: Env): string {
+  const raw = env.LOG_LEVEL?.trim() || 'info';
+  const level = raw.toLowerCase();
+  if (!LOG_LEVELS.includes(level)) throw new ConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level;
+}
+
 /**
  * The configuration from the environment; a bad value throws ConfigError naming the variable.
  * Live mode starts only with a real card processor and messaging provider, an https public
@@ -189,6 +199,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     throw new ConfigError(`SUNAP_MODE: must be sandbox or live, got "${modeRaw}"`);
   }
   const mode: Mode = modeRaw;
+  const logLevel = logLevelVar(env);
   const publicUrl = urlVar(env, 'SUNAP_PUBLIC_URL', `http://localhost:${port}`);
   const paymentPageUrl = urlVar(env, 'SUNAP_PAYMENT_PAGE_URL', `${publicUrl}/checkout`);
   const publicPayPageUrl = urlVar(env, 'SUNAP_PUBLIC_PAY_PAGE_URL', `${publicUrl}/pay`);
@@ -241,7 +252,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     warnings,
     allowPrivateTargets: boolVar(env, 'SUNAP_ALLOW_PRIVATE_TARGETS', mode === 'sandbox'),
     signMaxSkewSeconds: intVar(env, 'SUNAP_SIGN_MAX_SKEW_SECONDS', 600, 0, 10 * 365 * 86400),
-    logLevel: env.LOG_LEVEL?.trim() || 'info',
+    logLevel,
     costs: {
       ALIMTALK: intVar(env, 'SUNAP_COST_ALIMTALK', 10, 0, 1_000_000),
       SMS: intVar(env, 'SUNAP_COST_SMS', 30, 0, 1_000_000),

@@ -34,8 +34,14 @@ export class GatewayError extends Error {
 /** Invoicing result_code values with their HTTP statuses. */
 export const AppCodes = {
   OK: { code: 0, http: 200 },
+  /** No x-access-token header at all. */
   TOKEN_MISSING: { code: -1, http: 401 },
-  TOKEN_EXPIRED: { code: -2, http: 401 },
+  /**
+   * A token that is present but unknown, revoked or rotated, and an expired one, answer HTTP
+   * 200: the public clients renew their token only on a 2xx answer carrying -1 or -2.
+   */
+  TOKEN_UNKNOWN: { code: -1, http: 200 },
+  TOKEN_EXPIRED: { code: -2, http: 200 },
   BAD_CREDENTIALS: { code: -3, http: 401 },
   FORBIDDEN: { code: -4, http: 403 },
   NOT_FOUND: { code: -10, http: 404 },
@@ -101,11 +107,18 @@ export interface Answer {
 
 type FrameworkError = Error & { statusCode?: number; code?: string; validationMessage?: string };
 
+/**
+ * The answer to a body sent as anything but JSON on the JSON APIs: a `curl -d` without
+ * `-H 'content-type: application/json'` sends a form, which would otherwise be read as one
+ * odd field and answered `TRANS_SEQNO: is required`.
+ */
+export const NOT_JSON_MESSAGE = 'body: send JSON with Content-Type: application/json';
+
 /** Problems Fastify finds before a route runs, as `field: reason`. */
 const FRAMEWORK_PROBLEMS: Record<string, string> = {
   FST_ERR_BAD_URL: 'path: is not a valid URL (malformed percent-encoding)',
   FST_ERR_MAX_PARAM_LENGTH: 'path: a path segment is longer than 1000 characters',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'body: must be sent as application/json',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: NOT_JSON_MESSAGE,
   FST_ERR_CTP_BODY_TOO_LARGE: 'body: is larger than the allowed size',
 };
 
@@ -119,7 +132,8 @@ export function clientProblem(err: FrameworkError): { status: number; message: s
   if (status === 413) return { status, message: FRAMEWORK_PROBLEMS.FST_ERR_CTP_BODY_TOO_LARGE! };
   const known = err.code ? FRAMEWORK_PROBLEMS[err.code] : undefined;
   if (known) return { status, message: known };
-  if (err.code === 'SUNAP_JSON_TOO_DEEP') return { status, message: err.message };
+  // Our own refusals before a route runs (SUNAP_JSON_TOO_DEEP, SUNAP_NOT_JSON) carry their message.
+  if (err.code?.startsWith('SUNAP_')) return { status, message: err.message };
   if (err.validationMessage) return { status, message: err.validationMessage };
   if (err.code?.startsWith('FST_ERR_CTP')) return { status, message: 'body: is not valid JSON' };
   return { status, message: null };

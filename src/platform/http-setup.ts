@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { answer, appAnswer, gatewayAnswer, type Answer } from './errors.js';
+import { answer, appAnswer, gatewayAnswer, NOT_JSON_MESSAGE, type Answer } from './errors.js';
 import type { App } from './http.js';
 import type { Metrics } from './metrics.js';
 import { checker } from './validation.js';
@@ -28,6 +28,20 @@ export function jsonNestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/** The surfaces that take JSON bodies only (the gateway, the invoicing API, the sandbox API). */
+const JSON_SURFACES = ['/api/', '/app/', '/sandbox/'];
+
+/** True when the request carries a body (a length above 0, or a chunked one). */
+function hasBody(req: FastifyRequest): boolean {
+  const length = req.headers['content-length'];
+  if (length !== undefined) return length !== '0';
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^application\/json\s*(;|$)/i.test(contentType.trim());
+}
+
 /**
  * What every route shares: schema validation whose first error names the field, the JSON body
  * parser behind a nesting limit, the security headers, metrics per request, and the one
@@ -49,6 +63,12 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    // No bytes is no body: clients that send Content-Type: application/json on every call
+    // (DELETE, PUT and refresh-status have no body) must not get "body: is not valid JSON".
+    if ((body as string).trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (jsonNestsDeeperThan(body as string, MAX_JSON_DEPTH)) {
       done(Object.assign(new Error(`body: is nested more than ${MAX_JSON_DEPTH} levels deep`), { statusCode: 400, code: 'SUNAP_JSON_TOO_DEEP' }), undefined);
       return;
@@ -56,8 +76,13 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
     parseJson(req, body as string, done);
   });
 
-  app.addHook('onRequest', (_req, reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.headers(deps.securityHeaders);
+    // The JSON APIs read JSON only: a form or text body is refused before any parser reads it.
+    if (JSON_SURFACES.some((p) => req.url.startsWith(p)) && !deps.isPage(req.url) && hasBody(req) && !isJson(req.headers['content-type'])) {
+      done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 400, code: 'SUNAP_NOT_JSON' }));
+      return;
+    }
     done();
   });
 
@@ -76,7 +101,9 @@ export function setUpHttp(app: App, deps: { metrics: Metrics; securityHeaders: R
 
   const send = (req: FastifyRequest, reply: FastifyReply, a: Answer) => {
     req.resultCode = a.resultCode;
-    return reply.code(a.status).send(a.body);
+    // Plain JSON, never the route's success schema: a token error answers HTTP 200 (-1 / -2)
+    // with result_data null, which the 200 schema would turn into {}.
+    return reply.code(a.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(a.body);
   };
   const onError = async (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const a = req.url.startsWith('/api/') ? gatewayAnswer(err) : appAnswer(err);

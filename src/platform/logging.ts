@@ -35,6 +35,12 @@ export function loggerOptions(level: string): LoggerOptions {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: {
       req: (req: { method: string; url: string; id: string }) => ({ method: req.method, url: redactUrl(req.url), id: req.id }),
+      // The outcome code with the HTTP status: a gateway call answers HTTP 200 whatever its
+      // RESULT_CODE (3001, 4002, ...), so the status alone says nothing. A code, never a secret.
+      res: (reply: { statusCode: number; request?: { resultCode?: string } }) => {
+        const resultCode = reply.request?.resultCode;
+        return resultCode ? { statusCode: reply.statusCode, resultCode } : { statusCode: reply.statusCode };
+      },
     },
   };
 }

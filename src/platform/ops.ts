@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { ping } from '../db/settings.js';
-import type { SharedClock } from './clock.js';
+import { MAX_OFFSET_SECONDS, type SharedClock } from './clock.js';
+import { AppError } from './errors.js';
 import type { App } from './http.js';
 import type { Metrics } from './metrics.js';
 
@@ -50,12 +51,21 @@ export function sandboxClockRoutes(app: App, deps: { clock: SharedClock; wake: (
   });
   app.post('/sandbox/clock', {
     schema: {
-      tags, summary: 'Move the service clock forward; due retries and expiries happen at once',
-      body: Type.Object({ advanceSeconds: Type.Integer({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
+      tags, summary: 'Move the service clock forward, or back to real time',
+      description: `{"advanceSeconds": N} moves business time (expiries, retries, timestamps) forward; due retries and expiries happen at once. `
+        + `The clock stays within ${MAX_OFFSET_SECONDS} seconds (400 days) of real time: beyond, 400 / -20. {"reset": true} puts it back on real time (offset 0). `
+        + 'Signed gateway calls are checked against real time either way (TRANS_AT).',
+      body: Type.Object({
+        advanceSeconds: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds to move forward', examples: [7200] })),
+        reset: Type.Optional(Type.Boolean({ description: 'true: offset back to 0 (applied before advanceSeconds when both are sent)', examples: [true] })),
+      }, { examples: [{ advanceSeconds: 7200 }, { reset: true }] }),
       response: { 200: ClockState },
     },
   }, async (req) => {
-    await clock.advance(req.body.advanceSeconds);
+    const { advanceSeconds, reset } = req.body;
+    if (reset !== true && advanceSeconds === undefined) throw new AppError('VALIDATION', 'advanceSeconds: is required (or send {"reset": true})');
+    if (reset === true) await clock.reset();
+    if (advanceSeconds !== undefined) await clock.advance(advanceSeconds);
     deps.wake();
     return state();
   });

@@ -6,12 +6,22 @@ import net from 'node:net';
  * configuration accepts.
  */
 export type HttpPolicy =
-  /** https:// only (CONFIRM_URL, webhookUrl). */
+  /** https:// only (CONFIRM_URL, RETURN_URL, webhookUrl in live mode). */
   | 'https'
-  /** https://, or http:// to this machine (local development against the sandbox). */
+  /** https://, or http:// to this machine (the same three in the sandbox: local development). */
   | 'https-or-loopback-http'
-  /** http:// or https:// (RETURN_URL, links, configured base URLs). */
+  /** http:// or https:// (links, configured base URLs). */
   | 'http-or-https';
+
+/**
+ * Where CONFIRM_URL, RETURN_URL and webhookUrl may point: https only in live mode; in the
+ * sandbox also http:// to this machine, so a receiver of a few lines on localhost works while
+ * developing (README, "Receive the callback and webhooks"). Private targets are a separate
+ * guard (SUNAP_ALLOW_PRIVATE_TARGETS) on the outbound calls themselves.
+ */
+export function merchantUrlPolicy(mode: 'sandbox' | 'live'): HttpPolicy {
+  return mode === 'sandbox' ? 'https-or-loopback-http' : 'https';
+}
 
 /** localhost, 127.0.0.0/8 and ::1: the machine itself. */
 export function isLoopbackHost(hostname: string): boolean {

@@ -108,7 +108,11 @@ function describe(e: ValueError): string {
   const field = fieldPath(e.path);
   const s = e.schema as TSchema & Record<string, unknown>;
   const custom = s['x-reason'] as string | undefined;
-  if (e.value === undefined) return `${field}: is required`;
+  // A body of no bytes reaches validation as null: it is missing, as a null field is absent.
+  if (e.value === undefined || (e.value === null && e.path === '')) return `${field}: is required`;
+  // The commonest first mistakes, said as such: "100" where a number goes, 100 where a string goes.
+  if ((e.type === ValueErrorType.Integer || e.type === ValueErrorType.Number) && typeof e.value === 'string') return `${field}: must be a number, not a string`;
+  if (e.type === ValueErrorType.String && typeof e.value === 'number') return `${field}: must be a string, not a number`;
   switch (e.type) {
     case ValueErrorType.String:
     case ValueErrorType.Integer:

@@ -45,6 +45,7 @@ for (const engine of engines) {
         RESULT_CODE: '0000', RESULT_MSG: cb.json.RESULT_MSG, TRANS_SEQNO: body.TRANS_SEQNO, MOBILE_NO: '01012345678',
         APPROVAL_AMOUNT: '64000', TEMP_VALUE: 'order-77', ORDER_TYPE: 'SHOP', approvalNumber: search.APPROVAL_NUMBER,
         approvalDatetime: search.APPROVAL_DATETIME, cardCompany: 'KB국민카드', installment: '00', payerName: '김고객',
+        txId: `${t.platformCode}_${t.storeCode}_${body.TRANS_SEQNO}`,
       });
       const cancel = { TRANS_SEQNO: body.TRANS_SEQNO, REQUEST_TYPE: 'CANCEL', APPROVAL_AMOUNT: '64000', MOBILE_NO: '01012345678' };
       const c = rd(await t.gw('requestPaymentCancel', cancel));

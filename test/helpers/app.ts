@@ -32,7 +32,7 @@ export interface TestApp {
   storeCode: string;
   /** Every log line the app wrote, for tests that look for leaked secrets. */
   logs: string[];
-  /** Signs and sends a gateway call; fills TRANS_AT (now, KST) and API_SIGN unless given. */
+  /** Signs and sends a gateway call; fills TRANS_AT (wall-clock now, KST) and API_SIGN unless given. */
   gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
   /** Any HTTP call to the app: a JSON body (a string is sent as it is), JSON parsed from the answer when it is JSON. */
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
@@ -86,7 +86,8 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
     app, engine, url, databaseUrl: database.url, platformCode, apiKey, storeCode, logs,
     gw(op, body, key = apiKey) {
       const b: Record<string, unknown> = { PLATFORM_CODE: platformCode, STORE_CODE: storeCode, ...body };
-      if (!('TRANS_AT' in body)) b.TRANS_AT = kstCompact(app.sunap.clock.nowMs());
+      // Clients sign with their own clock; the sandbox clock moves business time only.
+      if (!('TRANS_AT' in body)) b.TRANS_AT = kstCompact(Date.now());
       if (!('API_SIGN' in body)) b.API_SIGN = apiSign(String(b.TRANS_SEQNO), String(b.PLATFORM_CODE), String(b.STORE_CODE), String(b.TRANS_AT), key);
       return send('POST', `/api/${op}`, b);
     },

@@ -45,17 +45,28 @@ forEachEngine('invoicing auth', (engine) => {
     assert.equal(bad.body.result_msg, 'password: is required');
   });
 
-  test('missing or unknown token: 401 / -1', async () => {
+  test('missing token: 401 / -1; present but unknown: 200 / -1 (the public clients renew on a 2xx -1)', async () => {
     const none = await me();
     assert.equal(none.status, 401);
     assert.equal(none.body.result_code, -1);
+    assert.equal(none.body.result_data, null);
+    const empty = await me('');
+    assert.equal(empty.status, 401);
+    assert.equal(empty.body.result_code, -1);
     const unknown = await me('sat_not-a-real-token');
-    assert.equal(unknown.status, 401);
-    assert.equal(unknown.body.result_code, -1);
+    assert.equal(unknown.status, 200);
+    assert.deepEqual(unknown.body, { result_code: -1, result_msg: unknown.body.result_msg, result_data: null });
+    assert.match(unknown.body.result_msg, /^x-access-token: /);
+    const long = await me('x'.repeat(500));
+    assert.equal(long.status, 200);
+    assert.equal(long.body.result_code, -1);
     // Authentication comes before validation: no token, bad body → still -1.
     const create = await t.post('/app/v1/sales/bill', { nonsense: true });
     assert.equal(create.status, 401);
     assert.equal(create.body.result_code, -1);
+    const createUnknown = await t.post('/app/v1/sales/bill', { nonsense: true }, { 'x-access-token': 'sat_not-a-real-token' });
+    assert.equal(createUnknown.status, 200);
+    assert.equal(createUnknown.body.result_code, -1);
   });
 
   test('refresh rotates: the new pair works, the old refresh token does not', async () => {
@@ -79,8 +90,10 @@ forEachEngine('invoicing auth', (engine) => {
     const reuse = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
     assert.equal(reuse.status, 401);
     assert.equal(reuse.body.result_code, -3);
-    // Everything issued from that login is dead now.
-    assert.equal((await me(p1.accessToken)).body.result_code, -1);
+    // Everything issued from that login is dead now: revoked tokens answer 200 / -1.
+    const revoked = await me(p1.accessToken);
+    assert.equal(revoked.status, 200);
+    assert.equal(revoked.body.result_code, -1);
     assert.equal((await me(a.token)).body.result_code, -1);
     assert.equal((await t.post('/app/v1/auth/refresh', { refreshToken: p1.refreshToken })).body.result_code, -3);
     assert.equal((await me(other.token)).body.result_code, 0);
@@ -122,12 +135,14 @@ forEachEngine('invoicing auth', (engine) => {
     assert.equal((await login(a.email, a.password)).body.result_code, 0);
   });
 
-  test('an access token expires after one hour: 401 / -2; refresh gives a working one', async () => {
+  test('an access token expires after one hour: 200 / -2; refresh gives a working one', async () => {
     const a = await newAccount(t);
-    await t.post('/sandbox/clock', { advanceSeconds: 3601 });
+    await t.post('/sandbox/clock', { advanceSeconds: 3599 });
+    assert.equal((await me(a.token)).body.result_code, 0, 'still valid one second before the hour');
+    await t.post('/sandbox/clock', { advanceSeconds: 2 });
     const r = await me(a.token);
-    assert.equal(r.status, 401);
-    assert.equal(r.body.result_code, -2);
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { result_code: -2, result_msg: r.body.result_msg, result_data: null });
     const fresh = await t.post('/app/v1/auth/refresh', { refreshToken: a.refreshToken });
     assert.equal(fresh.body.result_code, 0);
     assert.equal((await me(fresh.body.result_data.accessToken)).body.result_code, 0);

@@ -241,7 +241,7 @@ forEachEngine('invoices', (engine) => {
     const month = bill.createDateTime.slice(0, 7);
     assert.equal((await t.get(`/app/v1/sales/bill?month=${month}`, b.h)).body.result_data.totalCount, 3);
     assert.equal((await t.get('/app/v1/sales/bill?month=2001-01', b.h)).body.result_data.totalCount, 0);
-    assert.equal((await t.get('/app/v1/sales/bill', b.h)).body.result_data.size, 20);
+    assert.equal((await t.get('/app/v1/sales/bill', b.h)).body.result_data.size, 10);
     assert.equal((await t.get('/app/v1/sales/bill?size=100', b.h)).body.result_data.size, 100);
     expectError(await t.get('/app/v1/sales/bill?size=101', b.h), 400, -20, 'size:');
     expectError(await t.get('/app/v1/sales/bill?page=0', b.h), 400, -20, 'page:');

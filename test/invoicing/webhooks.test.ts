@@ -90,6 +90,8 @@ for (const engine of engines) {
       assert.match(String(r.headers['x-service-delivery']), /^\d+$/);
       assert.ok(verify(r, SECRET), `signature ${r.headers['x-service-signature']} must verify`);
       assert.equal(verify(r, SECRET + 'x'), false, 'another secret must not verify');
+      // The X-CariPay-* aliases carry exactly the same values.
+      for (const h of ['event', 'delivery', 'signature']) assert.equal(r.headers[`x-caripay-${h}`], r.headers[`x-service-${h}`], `x-caripay-${h}`);
       // t is wall-clock seconds at send time.
       const t0 = Number(/^t=(\d+)/.exec(String(r.headers['x-service-signature']))![1]);
       assert.ok(Math.abs(t0 - Math.floor(r.at / 1000)) <= 2);
@@ -119,7 +121,9 @@ for (const engine of engines) {
       await rx.waitFor(1);
       const r = rx.received[0]!;
       assert.equal(r.headers['x-service-signature'], undefined);
+      assert.equal(r.headers['x-caripay-signature'], undefined);
       assert.equal(r.headers['x-service-event'], 'bill.canceled');
+      assert.equal(r.headers['x-caripay-event'], 'bill.canceled');
       assert.equal(r.json.event, 'bill.canceled');
       assert.equal(r.json.status, 'CANCELED');
       assert.equal(r.json.requestId, null);
@@ -171,8 +175,12 @@ for (const engine of engines) {
       assert.equal(rx.received.length, 1);
 
       const delays = [30, 300, 1800, 7200]; // the first one completes the 60 s
+      const jobRow = () => t.app.sunap.database.db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
       for (let i = 0; i < delays.length; i++) {
         await eventually(async () => (await attempts(t, ev!.id)).length === i + 1, `attempt ${i + 1} recorded`);
+        // The attempt row is written before the job's next run time: move the clock only once
+        // the worker has let go of the job, or the retry would be scheduled from the moved clock.
+        await eventually(async () => { const j = await jobRow(); return j.attempts === i + 1 && j.lease_owner === null; }, `attempt ${i + 1} settled`);
         const r = await t.post('/sandbox/clock', { advanceSeconds: delays[i] });
         assert.equal(r.status, 200);
         await rx.waitFor(i + 2);

@@ -76,7 +76,19 @@ forEachEngine('payment page', (engine) => {
     assert.match(p.text, /<option value="00" selected>일시불<\/option>/);
     assert.match(p.text, /<option value="02">2개월<\/option>/);
     assert.match(p.text, /<option value="12">12개월<\/option>/);
-    assert.doesNotMatch(p.text, /table class="items"/, 'BILL shows no item table');
+    assert.doesNotMatch(p.text, /table class="items"/, 'a payment without items shows no item table');
+  });
+
+  test('a BILL payment with items shows them all in the item table (no SHOP-only publisher)', async () => {
+    const ITEMS = Array.from({ length: 7 }, (_, i) => ({ name: `항목 ${i + 1}`, unitPrice: 10000, publisher: '출판사' }));
+    const { link } = await create({ orderType: 'BILL', APPROVAL_AMOUNT: '70000', ITEMS });
+    const p = await open(link);
+    assert.equal(p.status, 200);
+    const table = /<table class="items">[\s\S]*<\/table>/.exec(p.text)?.[0] ?? '';
+    assert.ok(table.includes('<caption>청구 항목</caption>'), 'item table present');
+    for (const it of ITEMS) assert.ok(table.includes(it.name), `table shows ${it.name}`);
+    assert.ok(!table.includes('출판사'), 'publisher is a SHOP detail');
+    assert.ok(table.includes('<td class="num">70,000원</td>'));
   });
 
   test('SHOP shows the item table with qty, unit price, discount, line amount and publisher', async () => {

@@ -49,6 +49,7 @@ test('a bad value is a clear start-up error naming the variable', () => {
     [{ SUNAP_ALLOW_PRIVATE_TARGETS: 'maybe' }, /^SUNAP_ALLOW_PRIVATE_TARGETS: /],
     [{ SUNAP_SIGN_MAX_SKEW_SECONDS: '-1' }, /^SUNAP_SIGN_MAX_SKEW_SECONDS: /],
     [{ SUNAP_SECRET_KEY: 'short' }, /^SUNAP_SECRET_KEY: /],
+    [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/],
     [{ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32) }, /SUNAP_CARD_PROCESSOR: live mode needs a real card processor/],
   ];
   for (const [env, re] of cases) {

@@ -399,10 +399,10 @@ export class Client {
     return Date.now() + this.offsetSeconds * 1000;
   }
 
-  /** Signed gateway call (TRANS_AT from the service clock as last seen). */
+  /** Signed gateway call (TRANS_AT from this machine's own clock, as a client signs). */
   gw(op: 'requestPayment' | 'searchPayment' | 'requestPaymentCancel', body: Record<string, unknown>, opts: { url?: string; storeCode?: string } = {}): Promise<Answer> {
     const b: Record<string, unknown> = { PLATFORM_CODE: this.fx.platformCode, STORE_CODE: opts.storeCode ?? this.fx.storeCode, ...body };
-    b.TRANS_AT = kstCompact(this.nowMs());
+    b.TRANS_AT = kstCompact(Date.now());
     b.API_SIGN = apiSign(String(b.TRANS_SEQNO), String(b.PLATFORM_CODE), String(b.STORE_CODE), String(b.TRANS_AT), this.fx.apiKey);
     return this.send('POST', `/api/${op}`, b, { url: opts.url });
   }
@@ -418,12 +418,13 @@ export class Client {
     return r.body.result_data.accessToken;
   }
 
-  /** Invoicing call with the account's token; logs in again when the token expired (the clock moves). */
+  /** Invoicing call with the account's token; logs in again when the token expired (the clock moves): 200 / -2, or -1. */
   async app(a: AccountFixture, method: string, path: string, body?: unknown, opts: { url?: string } = {}): Promise<Answer> {
     for (let i = 0; ; i++) {
       const token = await this.token(a, opts.url);
       const r = await this.send(method, path, body, { url: opts.url, headers: { 'x-access-token': token } });
-      if (r.status === 401 && i === 0) {
+      const code = (r.body as { result_code?: unknown } | null)?.result_code;
+      if ((code === -1 || code === -2) && i === 0) {
         this.tokens.delete(a.accountId);
         continue;
       }

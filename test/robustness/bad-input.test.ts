@@ -324,7 +324,7 @@ forEachEngine('bad input, property-based', (engine) => {
     }
   };
   const signed = (b: Record<string, unknown>) => {
-    const out = { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, TRANS_AT: kstCompact(t.app.sunap.clock.nowMs()), ...b };
+    const out = { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, TRANS_AT: kstCompact(Date.now()), ...b };
     gwSign(out);
     return out;
   };
@@ -467,12 +467,13 @@ forEachEngine('bad input, property-based', (engine) => {
     });
   }
 
-  test('GET /app/v1/points/me: odd access tokens get 401 / -1', async () => {
+  test('GET /app/v1/points/me: odd access tokens get -1 (401 when empty, 200 when present but unknown)', async () => {
     const token = fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 300 }), fc.constantFrom('', ' ', 'sat_', `sat_${'A'.repeat(43)}`, 'x'.repeat(201), 'null', '\t'))
       .map((s) => s.replace(/[^\x20-\x7e\t]/g, '')); // what an HTTP header can carry
     await property(token, async (tok) => {
       const r = await raw(t, 'GET', '/app/v1/points/me', { headers: { 'x-access-token': tok } });
-      assert.equal(r.status, 401, r.text);
+      // HTTP trims a header value: blank is no token at all.
+      assert.equal(r.status, tok.trim() === '' ? 401 : 200, r.text);
       assert.equal(r.body.result_code, -1, r.text);
       assert.match(r.body.result_msg, NAMES_FIELD);
     }, URL_RUNS);
