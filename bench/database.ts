@@ -183,9 +183,15 @@ export async function webhookCounts(db: Kysely<Database>, accountId: string, fro
 }
 
 /** Jobs still to run (due or retrying), by kind: the work a scenario left behind. */
+/**
+ * Housekeeping that reschedules itself for later (src/jobs/README.md): always one pending, never
+ * a scenario's leftover work.
+ */
+const HOUSEKEEPING_JOBS = ['invoicing.throttle-purge', 'jobs.prune-attempts'];
+
 export async function pendingJobs(db: Kysely<Database>): Promise<Record<string, number>> {
   const rows = await db.selectFrom('jobs').select((eb) => ['kind', eb.fn.countAll<number>().as('n')])
-    .where('status', '=', 'PENDING').groupBy('kind').execute();
+    .where('status', '=', 'PENDING').where('kind', 'not in', HOUSEKEEPING_JOBS).groupBy('kind').execute();
   return Object.fromEntries(rows.map((r) => [r.kind, Number(r.n)]));
 }
 
