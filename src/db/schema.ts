@@ -5,7 +5,7 @@ import type {
   AccountRole, InvoiceSendStatus, InvoiceStatus, LedgerKind, RechargeStatus, SendChannel, SendStatus, SendType, TemplateType, TokenKind, WebhookEventName,
   WebhookEventStatus,
 } from '../invoicing/invoice-state.js';
-import type { JobStatus, OutboundTarget } from '../jobs/job-state.js';
+import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
 
 /**
@@ -107,6 +107,8 @@ export interface JobTable {
   unique_key: string | null;
   created_at: number;
   updated_at: number;
+  /** The store the job works for (0009): the claim limits running jobs per store. */
+  store_code: Generated<string | null>;
 }
 
 export interface OutboundAttemptTable {
@@ -120,6 +122,32 @@ export interface OutboundAttemptTable {
   error: string | null;
   duration_ms: number;
   created_at: number;
+  /** 0009: the delivery the attempt belongs to (null for attempts made before deliveries existed). */
+  delivery_id: string | null;
+  trigger: Generated<AttemptTrigger>;
+  /** The receiver's answer, cut to 2 KB. */
+  response_body: string | null;
+}
+
+/** A callback or webhook a store is owed (0009): the request as sent and its status. */
+export interface DeliveryTable {
+  id: string;
+  store_code: string;
+  kind: DeliveryKind;
+  number: string;
+  ref_id: string;
+  trans_seqno: string | null;
+  bill_id: string | null;
+  event: string | null;
+  url: string;
+  /** JSON object of the headers sent, secrets (signatures) left out. */
+  request_headers: string;
+  body: string;
+  status: DeliveryState;
+  attempts: number;
+  last_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface SettingTable {
@@ -340,6 +368,7 @@ export interface Database {
   payment_attempts: PaymentAttemptTable;
   jobs: JobTable;
   outbound_attempts: OutboundAttemptTable;
+  deliveries: DeliveryTable;
   settings: SettingTable;
   accounts: AccountTable;
   auth_tokens: AuthTokenTable;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Engine } from '../db/index.js';
 import { newId } from '../platform/crypto.js';
-import type { JobStatus, OutboundTarget } from './job-state.js';
+import type { AttemptTrigger, JobStatus, OutboundTarget } from './job-state.js';
 
 /** SQL of the job queue and of the outbound attempts it records. Jobs are not tenant data. */
 type Db = Kysely<Database> | Transaction<Database>;
@@ -15,10 +15,10 @@ export interface ClaimedJob {
   max_attempts: number;
 }
 
-export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number }): Promise<void> {
+export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number; storeCode: string | null }): Promise<void> {
   const row = {
     id: newId(), kind: j.kind, payload: j.payload, status: 'PENDING' as const, run_at: j.runAt, lease_until: null, lease_owner: null,
-    attempts: 0, max_attempts: j.maxAttempts, last_error: null, unique_key: j.uniqueKey, created_at: j.now, updated_at: j.now,
+    attempts: 0, max_attempts: j.maxAttempts, last_error: null, unique_key: j.uniqueKey, created_at: j.now, updated_at: j.now, store_code: j.storeCode,
   };
   const q = db.insertInto('jobs').values(row);
   await (j.uniqueKey ? q.onConflict((oc) => oc.column('unique_key').doNothing()) : q).execute();
@@ -87,10 +87,10 @@ export async function countJobsByKind(db: Db, status: JobStatus): Promise<{ key:
 
 export async function recordOutboundAttempt(db: Db, a: {
   jobId: string; target: OutboundTarget; refId: string; attemptNo: number; url: string; statusCode: number | null; error: string | null;
-  durationMs: number; at: number;
+  durationMs: number; at: number; deliveryId: string | null; trigger: AttemptTrigger; responseBody: string | null;
 }): Promise<void> {
   await db.insertInto('outbound_attempts').values({
     job_id: a.jobId, target: a.target, ref_id: a.refId, attempt_no: a.attemptNo, url: a.url, status_code: a.statusCode,
-    error: a.error, duration_ms: a.durationMs, created_at: a.at,
+    error: a.error, duration_ms: a.durationMs, created_at: a.at, delivery_id: a.deliveryId, trigger: a.trigger, response_body: a.responseBody,
   }).execute();
 }

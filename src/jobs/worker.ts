@@ -4,7 +4,11 @@ import type { Database, Engine } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { retryDelaySeconds, type JobDefinition } from './define.js';
+import { OutboundFailure } from './outbound.js';
 import { claimJobs, finishAttempt, renewLeases, type ClaimedJob } from './repository.js';
+
+/** The longest pause a receiver's Retry-After can ask for. */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 export interface WorkerOptions {
   /** How often to look for due jobs when nothing woke the worker (SUNAP_JOB_POLL_MS). */
@@ -171,7 +175,10 @@ export class JobWorker {
       outcome = { status: 'DONE', error: null };
     } catch (err) {
       const error = ((err as Error)?.message ?? String(err)).slice(0, 500);
-      const delay = final ? null : retryDelaySeconds(def, job.attempts) ?? def.backoffSeconds[def.backoffSeconds.length - 1]!;
+      let delay = final ? null : retryDelaySeconds(def, job.attempts) ?? def.backoffSeconds[def.backoffSeconds.length - 1]!;
+      // A receiver that asked for a pause (429/503 with Retry-After) gets at least that, up to a day.
+      const pause = err instanceof OutboundFailure ? err.retryAfterMs : null;
+      if (delay !== null && pause !== null) delay = Math.max(delay, Math.min(Math.ceil(pause / 1000), MAX_RETRY_AFTER_SECONDS));
       this.opts.onFailure?.(job.kind, final);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, final, error }, 'job attempt failed');
       outcome = delay === null ? { status: 'DEAD', error } : { status: 'PENDING', runAt: this.clock.nowMs() + delay * 1000, error };
