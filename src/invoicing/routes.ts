@@ -4,6 +4,8 @@ import { AppError, rateLimitError } from '../platform/errors.js';
 import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
 import type { AuthService } from './accounts.js';
+import type { DeliveryLog } from './delivery-log.js';
+import { deliveryRoutes } from './delivery-routes.js';
 import type { Costs } from './points.js';
 import type { Account } from './repository.js';
 import {
@@ -32,6 +34,8 @@ export interface InvoicingRouteDeps {
   costs: Costs;
   /** Logins a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
   loginRateLimit: number;
+  /** The store's callbacks and webhooks (src/invoicing/delivery-routes.ts). */
+  deliveries: DeliveryLog;
 }
 
 /**
@@ -60,6 +64,8 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const writeHooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: [authed, writer], preValidation: nulls };
   const publicHooks: Pick<RouteShorthandOptions, 'preValidation'> = { preValidation: nulls };
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
+
+  deliveryRoutes(app, { log: deps.deliveries, hooks, writeHooks, storeOf: (req) => account(req).store_code });
 
   // ---- auth ------------------------------------------------------------------------------------
 
