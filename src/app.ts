@@ -163,7 +163,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
   await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));
-  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries });
+  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
   publicInvoiceRoutes(app, db, gateway);
   invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
   const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });

@@ -129,6 +129,23 @@ export interface OutboundAttemptTable {
   response_body: string | null;
 }
 
+/** A store's webhook endpoint (0009). */
+export interface WebhookEndpointTable {
+  id: string;
+  store_code: string;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  secret_sealed: string;
+  old_secret_sealed: string | null;
+  old_secret_until: number | null;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
 /** A callback or webhook a store is owed (0009): the request as sent and its status. */
 export interface DeliveryTable {
   id: string;
@@ -139,6 +156,7 @@ export interface DeliveryTable {
   trans_seqno: string | null;
   bill_id: string | null;
   event: string | null;
+  endpoint_id: string | null;
   url: string;
   /** JSON object of the headers sent, secrets (signatures) left out. */
   request_headers: string;
@@ -369,6 +387,7 @@ export interface Database {
   jobs: JobTable;
   outbound_attempts: OutboundAttemptTable;
   deliveries: DeliveryTable;
+  webhook_endpoints: WebhookEndpointTable;
   settings: SettingTable;
   accounts: AccountTable;
   auth_tokens: AuthTokenTable;

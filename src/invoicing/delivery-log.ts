@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import { CALLBACK_JOB } from '../gateway/index.js';
+import { CALLBACK_JOB, ENDPOINT_JOB } from '../gateway/index.js';
 import { enqueue } from '../jobs/define.js';
 import * as deliveries from '../jobs/delivery-repository.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../jobs/delivery-repository.js';
@@ -21,6 +21,7 @@ export interface DeliveryView {
   number: string;
   status: DeliveryState;
   event: string | null;
+  endpointId: string | null;
   transSeqNo: string | null;
   billId: string | null;
   url: string;
@@ -56,7 +57,7 @@ export interface DeliveryQuery {
 
 export function deliveryView(d: Delivery): DeliveryView {
   return {
-    id: d.id, kind: d.kind, number: d.number, status: d.status, event: d.event, transSeqNo: d.trans_seqno, billId: d.bill_id, url: d.url,
+    id: d.id, kind: d.kind, number: d.number, status: d.status, event: d.event, endpointId: d.endpoint_id, transSeqNo: d.trans_seqno, billId: d.bill_id, url: d.url,
     attempts: d.attempts, lastAttemptAt: kstIsoOrNull(d.last_attempt_at), createdAt: kstIso(d.created_at),
   };
 }
@@ -148,7 +149,8 @@ export class DeliveryLog {
   }
 
   private async enqueueManual(trx: Parameters<typeof enqueue>[0], d: Delivery, now: number): Promise<void> {
-    if (d.kind === 'callback') await enqueue(trx, CALLBACK_JOB, { paymentId: d.ref_id, manual: true }, { runAt: now, now, storeCode: d.store_code });
+    if (d.endpoint_id) await enqueue(trx, ENDPOINT_JOB, { deliveryId: d.id, manual: true }, { runAt: now, now, storeCode: d.store_code });
+    else if (d.kind === 'callback') await enqueue(trx, CALLBACK_JOB, { paymentId: d.ref_id, manual: true }, { runAt: now, now, storeCode: d.store_code });
     else await enqueue(trx, WEBHOOK_JOB, { eventId: Number(d.ref_id), manual: true }, { runAt: now, now, storeCode: d.store_code });
   }
 

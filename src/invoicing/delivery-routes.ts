@@ -1,7 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { EndpointService } from '../gateway/index.js';
 import { ok, type App } from '../platform/http.js';
 import type { DeliveryLog } from './delivery-log.js';
-import { DeliveryDetailSchema, DeliveryList, DeliveryListQuery, DeliveryParams, DeliverySummary, RecoverBody, RecoverResult } from './delivery-schemas.js';
+import {
+  DeliveryDetailSchema, DeliveryList, DeliveryListQuery, DeliveryParams, DeliverySummary, EndpointCreateBody, EndpointParams, EndpointSchema, EndpointUpdateBody,
+  EndpointWithSecret, RecoverBody, RecoverResult, TestEventResult,
+} from './delivery-schemas.js';
 import { Envelope, ErrorEnvelope } from './schemas.js';
 
 type Hooks = Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'>;
@@ -15,8 +20,8 @@ const doc = (summary: string, description: string) => ({ tags, summary, descript
  * The delivery log (docs/reference.md, "Deliveries"), with the invoicing routes' token hooks:
  * reading needs any member of the team, redelivery and recovery a manager or an owner.
  */
-export function deliveryRoutes(app: App, d: { log: DeliveryLog; hooks: Hooks; writeHooks: Hooks; storeOf: (req: FastifyRequest) => string }): void {
-  const { log, storeOf } = d;
+export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: EndpointService; hooks: Hooks; writeHooks: Hooks; storeOf: (req: FastifyRequest) => string }): void {
+  const { log, endpoints, storeOf } = d;
   app.get('/app/v1/deliveries', {
     ...d.hooks,
     schema: {
@@ -48,4 +53,58 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; hooks: Hooks; wr
       body: RecoverBody, response: { 200: Envelope(RecoverResult), ...errors(400, 401, 403) },
     },
   }, async (req) => ok(req, await log.recover(storeOf(req), req.body.since)));
+
+  // ---- store webhook endpoints ---------------------------------------------------------------
+
+  const etags = ['Webhook endpoints'];
+  const edoc = (summary: string, description: string) => ({ tags: etags, summary, description, security });
+  app.get('/app/v1/webhook-endpoints', {
+    ...d.hooks,
+    schema: { ...edoc('The store\'s webhook endpoints', 'Secrets are never listed.'), response: { 200: Envelope(Type.Array(EndpointSchema)), ...errors(401, 403) } },
+  }, async (req) => ok(req, await endpoints.list(storeOf(req))));
+
+  app.post('/app/v1/webhook-endpoints', {
+    ...d.writeHooks,
+    schema: {
+      ...edoc('Register a webhook endpoint', 'Events: bill.paid, bill.canceled, payment.approved, payment.canceled. The answer carries the secret (whsec_...) this once. Deliveries carry webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) and X-Service-Event, X-Service-Delivery, X-Service-Signature. At most 10 per store.'),
+      body: EndpointCreateBody, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403) },
+    },
+  }, async (req) => ok(req, await endpoints.create(storeOf(req), req.body)));
+
+  app.get('/app/v1/webhook-endpoints/:id', {
+    ...d.hooks,
+    schema: { ...edoc('One webhook endpoint', 'Another store\'s endpoint: 404 / -10.'), params: EndpointParams, response: { 200: Envelope(EndpointSchema), ...errors(400, 401, 403, 404) } },
+  }, async (req) => ok(req, await endpoints.get(storeOf(req), req.params.id)));
+
+  app.patch('/app/v1/webhook-endpoints/:id', {
+    ...d.writeHooks,
+    schema: {
+      ...edoc('Change, enable or disable an endpoint', 'enabled: false stops its deliveries (queued ones fail with "not sent"); true enables it again.'),
+      params: EndpointParams, body: EndpointUpdateBody, response: { 200: Envelope(EndpointSchema), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await endpoints.update(storeOf(req), req.params.id, req.body)));
+
+  app.delete('/app/v1/webhook-endpoints/:id', {
+    ...d.writeHooks,
+    schema: { ...edoc('Remove an endpoint', 'Its deliveries stay in the log.'), params: EndpointParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404) } },
+  }, async (req) => {
+    await endpoints.remove(storeOf(req), req.params.id);
+    return ok(req);
+  });
+
+  app.post('/app/v1/webhook-endpoints/:id/rotate-secret', {
+    ...d.writeHooks,
+    schema: {
+      ...edoc('Rotate the endpoint\'s secret', 'The answer carries the new secret this once. For 24 hours deliveries carry two signatures in webhook-signature (new and old), so a receiver can switch without losing any.'),
+      params: EndpointParams, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await endpoints.rotate(storeOf(req), req.params.id)));
+
+  app.post('/app/v1/webhook-endpoints/:id/test', {
+    ...d.writeHooks,
+    schema: {
+      ...edoc('Send a test event', 'Delivers {"event":"webhook.test",...} to the endpoint now, signed like every delivery; follow it with GET /app/v1/deliveries/{deliveryId}. A disabled endpoint: 409 / -24.'),
+      params: EndpointParams, response: { 200: Envelope(TestEventResult), ...errors(400, 401, 403, 404, 409) },
+    },
+  }, async (req) => ok(req, await endpoints.sendTest(storeOf(req), req.params.id)));
 }

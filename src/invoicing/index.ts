@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
-import type { GatewayService } from '../gateway/index.js';
+import { EndpointService, type GatewayService } from '../gateway/index.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { HttpOut } from '../ports/http-out.js';
 import type { MessagingProvider } from '../ports/messaging.js';
@@ -69,6 +69,8 @@ export interface Invoicing {
   console: InvoicingConsole;
   /** The store's callbacks and webhooks: the log, redelivery, recovery. */
   deliveries: DeliveryLog;
+  /** The store's webhook endpoints. */
+  endpoints: EndpointService;
 }
 
 /**
@@ -90,5 +92,6 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
   return {
     auth: new AuthService(db, deps.clock), invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
     recharges, console: new InvoicingConsole(db), deliveries: new DeliveryLog(db, { clock: deps.clock, wake: () => deps.worker.wake() }),
+    endpoints: new EndpointService(db, { clock: deps.clock, box: deps.box, wake: () => deps.worker.wake() }),
   };
 }

@@ -3,6 +3,7 @@ import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { AppError, rateLimitError } from '../platform/errors.js';
 import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
+import type { EndpointService } from '../gateway/index.js';
 import type { AuthService } from './accounts.js';
 import type { DeliveryLog } from './delivery-log.js';
 import { deliveryRoutes } from './delivery-routes.js';
@@ -36,6 +37,7 @@ export interface InvoicingRouteDeps {
   loginRateLimit: number;
   /** The store's callbacks and webhooks (src/invoicing/delivery-routes.ts). */
   deliveries: DeliveryLog;
+  endpoints: EndpointService;
 }
 
 /**
@@ -65,7 +67,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const publicHooks: Pick<RouteShorthandOptions, 'preValidation'> = { preValidation: nulls };
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
-  deliveryRoutes(app, { log: deps.deliveries, hooks, writeHooks, storeOf: (req) => account(req).store_code });
+  deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
 
   // ---- auth ------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
+import { recordStoreEvent } from '../gateway/index.js';
 import { defineJob, enqueue, type JobDefinition } from '../jobs/define.js';
 import { deliveryByRef, ensureDelivery } from '../jobs/delivery-repository.js';
 import { deliver, recordAttempt } from '../jobs/outbound.js';
@@ -45,6 +46,10 @@ export function webhookBody(invoice: Invoice, event: WebhookEventName, now: numb
  * does nothing the second time: the event exists once.
  */
 export async function recordWebhookEvent(trx: Transaction<Database>, invoice: Invoice, event: WebhookEventName, now: number): Promise<void> {
+  // The store's own endpoints that listen to this event (besides the invoice's webhookUrl).
+  await recordStoreEvent(trx, {
+    storeCode: invoice.store_code, event, key: `${event}:${invoice.id}`, body: webhookBody(invoice, event, now), transSeqNo: invoice.trans_seqno, billId: invoice.unique_id, now,
+  });
   if (!invoice.webhook_url) return;
   const body = JSON.stringify(webhookBody(invoice, event, now));
   const eventId = await repo.insertWebhookEvent(trx, { invoiceId: invoice.id, accountId: invoice.account_id, event, url: invoice.webhook_url, body, now });

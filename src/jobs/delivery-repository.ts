@@ -21,10 +21,15 @@ export interface NewDelivery {
   transSeqNo?: string | null;
   billId?: string | null;
   event?: string | null;
+  endpointId?: string | null;
   url: string;
   headers: Record<string, string>;
   body: string;
   now: number;
+}
+
+export function newDeliveryId(): string {
+  return `dlv_${newId().replace(/-/g, '')}`;
 }
 
 /**
@@ -33,11 +38,16 @@ export interface NewDelivery {
  */
 export async function ensureDelivery(db: Db, d: NewDelivery): Promise<Delivery> {
   await db.insertInto('deliveries').values({
-    id: `dlv_${newId().replace(/-/g, '')}`, store_code: d.storeCode, kind: d.kind, number: d.number, ref_id: d.refId, trans_seqno: d.transSeqNo ?? null,
-    bill_id: d.billId ?? null, event: d.event ?? null, url: d.url, request_headers: JSON.stringify(d.headers), body: d.body, status: 'pending',
+    id: newDeliveryId(), store_code: d.storeCode, kind: d.kind, number: d.number, ref_id: d.refId, trans_seqno: d.transSeqNo ?? null,
+    bill_id: d.billId ?? null, event: d.event ?? null, endpoint_id: d.endpointId ?? null, url: d.url, request_headers: JSON.stringify(d.headers), body: d.body, status: 'pending',
     attempts: 0, last_attempt_at: null, created_at: d.now, updated_at: d.now,
   }).onConflict((oc) => oc.columns(['kind', 'ref_id']).doNothing()).execute();
   return (await deliveryByRef(db, d.kind, d.refId))!;
+}
+
+/** For the delivery's own job (no tenant: the job holds the reference). */
+export function deliveryById(db: Db, id: string): Promise<Delivery | undefined> {
+  return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** For the delivery's own job (no tenant: the job holds the reference). */
@@ -119,4 +129,9 @@ export function failedSince(db: Db, storeCode: string, since: number, limit: num
 export async function pruneAttempts(db: Db, before: number): Promise<number> {
   const r = await db.deleteFrom('outbound_attempts').where('created_at', '<', before).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** pending → failed before its job's schedule ends (the endpoint answered 410 Gone, or is disabled). */
+export async function failDelivery(db: Db, id: string, now: number): Promise<void> {
+  await db.updateTable('deliveries').set({ status: 'failed', updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
 }

@@ -8,6 +8,25 @@ import { sql, type Kysely } from 'kysely';
  * they work for, so the queue can share its slots fairly between stores.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // A store's own webhook endpoints (besides an invoice's webhookUrl), signed the Standard
+  // Webhooks way. After a rotation the old secret keeps signing until old_secret_until.
+  await db.schema.createTable('webhook_endpoints')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('store_code', 'text', (c) => c.notNull())
+    .addColumn('url', 'text', (c) => c.notNull())
+    .addColumn('events', 'text', (c) => c.notNull())
+    .addColumn('secret_sealed', 'text', (c) => c.notNull())
+    .addColumn('old_secret_sealed', 'text')
+    .addColumn('old_secret_until', 'bigint')
+    .addColumn('enabled', 'integer', (c) => c.notNull())
+    .addColumn('disabled_reason', 'text')
+    // Since when every attempt failed (null after any success): 3 days of it disable the endpoint.
+    .addColumn('failing_since', 'bigint')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('webhook_endpoints_store').on('webhook_endpoints').columns(['store_code', 'created_at']).execute();
+
   await db.schema.createTable('deliveries')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('store_code', 'text', (c) => c.notNull())
@@ -19,6 +38,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('trans_seqno', 'text')
     .addColumn('bill_id', 'text')
     .addColumn('event', 'text')
+    // A store endpoint's delivery (null: a callback, or an invoice's webhookUrl).
+    .addColumn('endpoint_id', 'text')
     .addColumn('url', 'text', (c) => c.notNull())
     .addColumn('request_headers', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())
@@ -53,4 +74,5 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('outbound_attempts_delivery').execute();
   for (const c of ['response_body', 'trigger', 'delivery_id']) await db.schema.alterTable('outbound_attempts').dropColumn(c).execute();
   await db.schema.dropTable('deliveries').execute();
+  await db.schema.dropTable('webhook_endpoints').execute();
 }
