@@ -93,7 +93,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const http = opts.http ?? createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
   const metrics = createMetrics();
   const worker = new JobWorker(db, database.engine, clock, log, {
-    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency),
+    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency), perStore: config.jobStoreConcurrency,
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
   });
   metrics.countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () => countJobsByKind(db, 'PENDING'));

@@ -24,37 +24,50 @@ export async function insertJob(db: Db, j: { kind: string; payload: string; runA
   await (j.uniqueKey ? q.onConflict((oc) => oc.column('unique_key').doNothing()) : q).execute();
 }
 
+/** Key of the PostgreSQL advisory lock that makes claims take turns (so the per-store limit holds across instances). */
+const CLAIM_LOCK = 7_150_015;
+
 /**
- * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt: on
- * PostgreSQL in one statement with FOR UPDATE SKIP LOCKED (instances never wait for each other),
- * on SQLite in one IMMEDIATE transaction (the write lock serializes claimers).
+ * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt. A job
+ * of a store (store_code set: callbacks and webhooks) is claimed only while fewer than
+ * `perStore` jobs of that store run, counting every instance's leases, so one store's slow
+ * receivers hold at most `perStore` slots and the rest go to everyone else in due order.
+ * Claims take turns: on PostgreSQL under a transaction-scoped advisory lock, on SQLite in one
+ * IMMEDIATE transaction (the write lock serializes claimers); each is one short statement pair.
  * `due` is the service clock (what run_at follows); `wall` is real time (what leases follow).
  */
-export async function claimJobs(db: Kysely<Database>, engine: Engine, c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number }): Promise<ClaimedJob[]> {
+export async function claimJobs(db: Kysely<Database>, engine: Engine, c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number }): Promise<ClaimedJob[]> {
   if (c.kinds.length === 0 || c.limit <= 0) return [];
+  // rn: the job's place among its store's due jobs; busy: its store's jobs running now.
+  const candidates = sql<{ id: string }>`
+    select id from (
+      select j.id, j.run_at, j.store_code,
+        row_number() over (partition by j.store_code order by j.run_at, j.id) as rn,
+        (select count(*) from jobs r where r.store_code = j.store_code and r.status = 'PENDING' and r.lease_until >= ${c.wall}) as busy
+      from jobs j
+      where j.status = 'PENDING' and j.run_at <= ${c.due} and (j.lease_until is null or j.lease_until < ${c.wall})
+        and j.kind in (${sql.join(c.kinds)})
+    ) c
+    where c.store_code is null or c.rn + c.busy <= ${c.perStore}
+    order by c.run_at, c.id
+    limit ${c.limit}`;
   if (engine === 'postgres') {
-    const r = await sql<ClaimedJob>`
-      update jobs set lease_until = ${c.leaseUntil}, lease_owner = ${c.owner}, attempts = attempts + 1, updated_at = ${c.wall}
-      where id in (
-        select id from jobs
-        where status = 'PENDING' and run_at <= ${c.due} and (lease_until is null or lease_until < ${c.wall})
-          and kind in (${sql.join(c.kinds)})
-        order by run_at
-        limit ${c.limit}
-        for update skip locked)
-      returning id, kind, payload, attempts, max_attempts`.execute(db);
-    return r.rows;
+    return db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+      const r = await sql<ClaimedJob>`
+        update jobs set lease_until = ${c.leaseUntil}, lease_owner = ${c.owner}, attempts = attempts + 1, updated_at = ${c.wall}
+        where id in (${candidates})
+        returning id, kind, payload, attempts, max_attempts`.execute(trx);
+      return r.rows;
+    });
   }
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts'])
-      .where('status', '=', 'PENDING').where('run_at', '<=', c.due)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
-      .where('kind', 'in', c.kinds)
-      .orderBy('run_at').limit(c.limit).execute();
-    if (rows.length === 0) return [];
+    const ids = (await candidates.execute(trx)).rows.map((r) => r.id);
+    if (ids.length === 0) return [];
+    const rows = await trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts']).where('id', 'in', ids).orderBy('run_at').orderBy('id').execute();
     await trx.updateTable('jobs')
       .set((eb) => ({ lease_until: c.leaseUntil, lease_owner: c.owner, attempts: eb('attempts', '+', 1), updated_at: c.wall }))
-      .where('id', 'in', rows.map((r) => r.id)).execute();
+      .where('id', 'in', ids).execute();
     return rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
   });
 }

@@ -19,6 +19,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** Most jobs claimed by one query. */
   batch: number;
+  /** A store's jobs running at once over all instances (SUNAP_JOB_STORE_CONCURRENCY); default: no limit. */
+  perStore?: number;
   /** A failed attempt; `final` when the job was given up. */
   onFailure?: (kind: string, final: boolean) => void;
 }
@@ -136,6 +138,7 @@ export class JobWorker {
     const wall = Date.now();
     return claimJobs(this.db, this.engine, {
       kinds: [...this.jobs.keys()], due: this.clock.nowMs(), wall, leaseUntil: wall + this.opts.leaseMs, owner: this.owner, limit,
+      perStore: this.opts.perStore ?? 1_000_000,
     });
   }
 
