@@ -10,6 +10,7 @@ import { consoleRoutes, createConsoleParts } from './console/index.js';
 import { createGateway, gatewayRoutes, PaymentsConsole, sandboxGatewayRoutes, type GatewayService } from './gateway/index.js';
 import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { countJobsByKind } from './jobs/repository.js';
+import { PRUNE_JOB, startRetention } from './jobs/retention.js';
 import { JobWorker } from './jobs/worker.js';
 import { pageHeaders } from './pages/html.js';
 import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
@@ -99,6 +100,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   metrics.countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () => countJobsByKind(db, 'PENDING'));
   metrics.countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () => countJobsByKind(db, 'DEAD'));
 
+  worker.register(PRUNE_JOB, { db, clock, retentionDays: config.deliveryRetentionDays, onPruned: (n) => n > 0 && log.info({ pruned: n }, 'old delivery attempts pruned') });
   const wake = () => worker.wake();
   const processor = opts.processor ?? cardProcessorOf(config, db, log);
   const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
@@ -182,9 +184,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
 
   let sweep: NodeJS.Timeout | null = null;
+  let stopRetention = () => {};
   if (opts.runJobs !== false) {
     app.addHook('onReady', async () => {
       worker.start();
+      stopRetention = startRetention({ db, clock, wake, onError: (err) => log.warn({ err: err.message }, 'could not schedule the delivery-log pruning') });
       // Attempts left open by a process that died mid-payment are settled in the background:
       // once at start (a restart after a crash), then at least twice per staleness window.
       const settle = () => void gateway.reconcileAll().catch((err) => log.warn({ err: (err as Error).message }, 'reconcile sweep failed'));
@@ -195,6 +199,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
   app.addHook('onClose', async () => {
     if (sweep) clearInterval(sweep);
+    stopRetention();
     await worker.stop();
     await database.close();
   });

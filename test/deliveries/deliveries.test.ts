@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
+import { schedulePrune } from '../../src/jobs/retention.js';
 import { kstIso } from '../../src/platform/kst.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -162,5 +163,36 @@ forEachEngine('deliveries', (engine) => {
     const bad = await t.post('/app/v1/deliveries/recover', {}, a.h);
     assert.equal(bad.status, 400);
     assert.match(bad.body.result_msg, /since/);
+  });
+
+  test('retention: attempts older than 30 days are pruned by the daily job; the delivery stays', async () => {
+    const store = await t.addStore();
+    const c = await newAccount(t, { storeCode: store });
+    const seq = await approvedPayment(t, `${rx.url}/cb`, store);
+    await rx.waitFor(1);
+    const [d] = await eventually(async () => {
+      const l = (await t.get(`/app/v1/deliveries?transSeqNo=${seq}`, c.h)).body.result_data.deliveries;
+      return l.length === 1 && l[0].status === 'delivered' ? l : null;
+    }, 'delivered');
+    await t.post('/sandbox/clock', { advanceSeconds: 20 * 86_400 });
+    c.h = await relogin(t, c);
+    await t.post(`/app/v1/deliveries/${d.id}/redeliver`, {}, c.h);
+    await rx.waitFor(2);
+    await eventually(async () => (await t.get(`/app/v1/deliveries/${d.id}`, c.h)).body.result_data.attempts === 2, 'second attempt');
+    await t.post('/sandbox/clock', { advanceSeconds: 11 * 86_400 });
+    c.h = await relogin(t, c);
+
+    const db = t.app.sunap.database.db;
+    const now = t.app.sunap.clock.nowMs();
+    await schedulePrune(db, now, now);
+    t.app.sunap.worker.wake();
+    await eventually(async () => {
+      const j = await db.selectFrom('jobs').select('status').where('unique_key', '=', `prune-attempts:${Math.floor(now / 86_400_000)}`).executeTakeFirst();
+      return j?.status === 'DONE';
+    }, 'the prune job ran');
+    const after = (await t.get(`/app/v1/deliveries/${d.id}`, c.h)).body.result_data;
+    assert.equal(after.status, 'delivered');
+    assert.equal(after.attempts, 2, 'the delivery keeps its count');
+    assert.deepEqual(after.attemptLog.map((x: any) => x.trigger), ['manual'], 'the 31-day-old attempt went, the 11-day-old one stayed');
   });
 });
