@@ -4,10 +4,10 @@ import { eventually } from '../helpers/wait.js';
 import { billBody, createOne, waitSent, type Login } from '../invoicing/support.js';
 
 /** An invoice with a webhookUrl, sent and paid through the sandbox: its bill.paid webhook is owed. */
-export async function paidInvoice(t: TestApp, a: Login, webhookUrl: string, webhookSecret?: string): Promise<{ billId: string; transSeqNo: string }> {
+export async function paidInvoice(t: TestApp, a: Login, webhookUrl: string, webhookSecret?: string, storeCode = t.storeCode): Promise<{ billId: string; transSeqNo: string }> {
   const billId = await createOne(t, a, { ...billBody(), webhookUrl, ...(webhookSecret ? { webhookSecret } : {}) });
   const d = await waitSent(t, a, billId);
-  const paid = await t.pay(d.bill.transSeqNo);
+  const paid = await t.pay(d.bill.transSeqNo, undefined, storeCode);
   if (!paid.approved) throw new Error(`payment not approved: ${JSON.stringify(paid)}`);
   return { billId, transSeqNo: d.bill.transSeqNo };
 }
