@@ -44,8 +44,8 @@ export function deliveryBody(v: { d: DeliveryDetail; canWrite: boolean; csrf: st
 <dl class="facts"><dt>전송 번호</dt><dd><code>${d.number}</code></dd><dt>대상</dt><dd class="wrap">${d.url}</dd>
 ${d.transSeqNo ? html`<dt>TRANS_SEQNO</dt><dd><code>${d.transSeqNo}</code></dd>` : ''}${d.billId ? html`<dt>청구서</dt><dd><a href="/console/invoices/${d.billId}">${d.billId}</a></dd>` : ''}
 <dt>만든 시각</dt><dd>${at(d.createdAt)}</dd></dl>
-<h3>헤더 (서명 제외)</h3><pre class="secret">${Object.entries(d.request.headers).map(([k, val]) => `${k}: ${val}\n`).join('')}</pre>
-<h3>본문</h3><pre class="secret">${pretty(d.request.body)}</pre>
+<h3>헤더 (서명 제외)</h3>${tableRegion('헤더', html`<pre class="secret">${Object.entries(d.request.headers).map(([k, val]) => `${k}: ${val}\n`).join('')}</pre>`)}
+<h3>본문</h3>${tableRegion('본문', html`<pre class="secret">${pretty(d.request.body)}</pre>`)}
 ${v.canWrite ? html`<form method="post" action="/console/deliveries/${d.id}/redeliver">${csrfField(v.csrf)}<button class="btn" type="submit">지금 다시 보내기</button>
 <p class="muted">같은 전송 번호와 본문으로, 새로 서명해 보냅니다.</p></form>` : ''}
 </section>
