@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { DeliveryTable, OutboundAttemptTable } from '../db/schema.js';
 import { newId } from '../platform/crypto.js';
-import type { AttemptTrigger, DeliveryKind, DeliveryState } from './job-state.js';
+import { DELIVERY_TRANSITIONS, type AttemptTrigger, type DeliveryEvent, type DeliveryKind, type DeliveryState } from './job-state.js';
 
 /**
  * SQL of the deliveries (src/jobs/README.md, "Deliveries"). Every read a person can reach is
@@ -55,24 +55,28 @@ export function deliveryByRef(db: Db, kind: DeliveryKind, refId: string): Promis
   return db.selectFrom('deliveries').selectAll().where('kind', '=', kind).where('ref_id', '=', refId).executeTakeFirst();
 }
 
+/** One transition of a delivery (DELIVERY_TRANSITIONS), compare-and-set on its `from`; false when it did not apply. */
+export async function transitionDelivery(db: Db, id: string, event: DeliveryEvent, now: number, storeCode?: string): Promise<boolean> {
+  const t = DELIVERY_TRANSITIONS[event];
+  let q = db.updateTable('deliveries').set({ status: t.to, updated_at: now }).where('id', '=', id).where('status', 'in', [...t.from]);
+  if (storeCode !== undefined) q = q.where('store_code', '=', storeCode);
+  return Number((await q.executeTakeFirst()).numUpdatedRows) === 1;
+}
+
 /**
  * After an attempt: counts it and moves the status. A 2xx delivers; a failure of the job's last
- * attempt fails the delivery, unless an earlier attempt delivered it (a manual redelivery that
- * fails does not undo a delivery the receiver already has).
+ * attempt fails a pending delivery (a manual redelivery that fails does not undo a delivery the
+ * receiver already has); any other failure leaves it pending for the next attempt.
  */
 export async function settleDelivery(db: Db, id: string, s: { ok: boolean; final: boolean; now: number }): Promise<void> {
-  const status: DeliveryState | null = s.ok ? 'delivered' : s.final ? 'failed' : null;
-  await db.updateTable('deliveries').set((eb) => ({
-    attempts: eb('attempts', '+', 1), last_attempt_at: s.now, updated_at: s.now,
-    ...(status === 'delivered' ? { status } : status === 'failed' ? { status: sql<DeliveryState>`case when status = 'delivered' then status else 'failed' end` } : {}),
-  })).where('id', '=', id).execute();
+  await db.updateTable('deliveries').set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: s.now, updated_at: s.now })).where('id', '=', id).execute();
+  if (s.ok) await transitionDelivery(db, id, 'deliver', s.now);
+  else if (s.final) await transitionDelivery(db, id, 'fail', s.now);
 }
 
 /** failed → pending (recovery, redelivery); false when it was not failed. */
-export async function reopenDelivery(db: Db, storeCode: string, id: string, now: number): Promise<boolean> {
-  const r = await db.updateTable('deliveries').set({ status: 'pending', updated_at: now })
-    .where('id', '=', id).where('store_code', '=', storeCode).where('status', '=', 'failed').executeTakeFirst();
-  return Number(r.numUpdatedRows) === 1;
+export function reopenDelivery(db: Db, storeCode: string, id: string, now: number): Promise<boolean> {
+  return transitionDelivery(db, id, 'reopen', now, storeCode);
 }
 
 export interface DeliveryFilter {
@@ -133,5 +137,5 @@ export async function pruneAttempts(db: Db, before: number): Promise<number> {
 
 /** pending → failed before its job's schedule ends (the endpoint answered 410 Gone, or is disabled). */
 export async function failDelivery(db: Db, id: string, now: number): Promise<void> {
-  await db.updateTable('deliveries').set({ status: 'failed', updated_at: now }).where('id', '=', id).where('status', '=', 'pending').execute();
+  await transitionDelivery(db, id, 'fail', now);
 }
