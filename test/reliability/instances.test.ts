@@ -121,7 +121,9 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
     let holding = true;
     receiver.policy = () => (holding ? 'hang' : 200);
     // A hung delivery fails after 1.5 s; the victim dies well before, the survivors' are answered first.
-    const servers = await cluster('instances-kill', database.url, 3);
+    // One store's callbacks are spread over the instances here: lift the per-store limit, which
+    // would otherwise keep all but 4 of them waiting (test/jobs/fairness.test.ts tests it).
+    const servers = await cluster('instances-kill', database.url, 3, { SUNAP_JOB_STORE_CONCURRENCY: '100' });
     try {
       const client = new Client(fx, () => servers.filter((s) => s.alive).map((s) => s.url));
       const perInstance = 4;
