@@ -28,47 +28,56 @@ export async function insertJob(db: Db, j: { kind: string; payload: string; runA
 const CLAIM_LOCK = 7_150_015;
 
 /**
- * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt. A job
- * of a store (store_code set: callbacks and webhooks) is claimed only while fewer than
- * `perStore` jobs of that store run, counting every instance's leases, so one store's slow
- * receivers hold at most `perStore` slots and the rest go to everyone else in due order.
- * Claims take turns: on PostgreSQL under a transaction-scoped advisory lock, on SQLite in one
- * IMMEDIATE transaction (the write lock serializes claimers); each is one short statement pair.
+ * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt, in due
+ * order. A job of a store (store_code set: callbacks and webhooks) is taken only while fewer
+ * than `perStore` jobs of that store hold a live lease, counted over every instance, so one
+ * store's slow receivers cannot take the slots the other stores' work needs. Beyond that,
+ * `overflow` more jobs may be taken whatever their store: spare capacity the caller can give
+ * (a single store's bulk of fast deliveries is not held to `perStore`).
+ * Claims take turns (on PostgreSQL a transaction-scoped advisory lock, on SQLite the IMMEDIATE
+ * write lock), so the counts hold across instances; each claim reads the running jobs per store
+ * and the first due jobs by index, never the whole backlog.
  * `due` is the service clock (what run_at follows); `wall` is real time (what leases follow).
  */
-export async function claimJobs(db: Kysely<Database>, engine: Engine, c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number }): Promise<ClaimedJob[]> {
+export async function claimJobs(
+  db: Kysely<Database>, engine: Engine,
+  c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number; overflow?: number },
+): Promise<ClaimedJob[]> {
   if (c.kinds.length === 0 || c.limit <= 0) return [];
-  // rn: the job's place among its store's due jobs; busy: its store's jobs running now.
-  const candidates = sql<{ id: string }>`
-    select id from (
-      select j.id, j.run_at, j.store_code,
-        row_number() over (partition by j.store_code order by j.run_at, j.id) as rn,
-        (select count(*) from jobs r where r.store_code = j.store_code and r.status = 'PENDING' and r.lease_until >= ${c.wall}) as busy
-      from jobs j
-      where j.status = 'PENDING' and j.run_at <= ${c.due} and (j.lease_until is null or j.lease_until < ${c.wall})
-        and j.kind in (${sql.join(c.kinds)})
-    ) c
-    where c.store_code is null or c.rn + c.busy <= ${c.perStore}
-    order by c.run_at, c.id
-    limit ${c.limit}`;
-  if (engine === 'postgres') {
-    return db.transaction().execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
-      const r = await sql<ClaimedJob>`
-        update jobs set lease_until = ${c.leaseUntil}, lease_owner = ${c.owner}, attempts = attempts + 1, updated_at = ${c.wall}
-        where id in (${candidates})
-        returning id, kind, payload, attempts, max_attempts`.execute(trx);
-      return r.rows;
-    });
-  }
   return db.transaction().execute(async (trx) => {
-    const ids = (await candidates.execute(trx)).rows.map((r) => r.id);
-    if (ids.length === 0) return [];
-    const rows = await trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts']).where('id', 'in', ids).orderBy('run_at').orderBy('id').execute();
+    if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    const running = await trx.selectFrom('jobs').select((eb) => ['store_code', eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'PENDING').where('lease_until', '>=', c.wall).where('store_code', 'is not', null).groupBy('store_code').execute();
+    const room = new Map(running.map((r) => [r.store_code!, c.perStore - Number(r.n)]));
+    const full = [...room].filter(([, n]) => n <= 0).map(([code]) => code);
+    const due = (exclude: string[], storesOut: string[], limit: number) => {
+      let q = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'store_code'])
+        .where('status', '=', 'PENDING').where('run_at', '<=', c.due)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
+        .where('kind', 'in', c.kinds);
+      if (storesOut.length) q = q.where((eb) => eb.or([eb('store_code', 'is', null), eb('store_code', 'not in', storesOut)]));
+      if (exclude.length) q = q.where('id', 'not in', exclude);
+      return q.orderBy('run_at').orderBy('id').limit(limit).execute();
+    };
+    // Stores at their limit are left out in SQL; the room of the others is kept here.
+    const picked: Awaited<ReturnType<typeof due>> = [];
+    for (const r of await due([], full, c.limit * 4)) {
+      if (picked.length >= c.limit) break;
+      if (r.store_code !== null) {
+        const left = room.get(r.store_code) ?? c.perStore;
+        if (left <= 0) continue;
+        room.set(r.store_code, left - 1);
+      }
+      picked.push(r);
+    }
+    // Spare capacity counts what this claim already took: `overflow` bounds the whole claim.
+    const spare = Math.min(c.overflow ?? 0, c.limit) - picked.length;
+    if (spare > 0) picked.push(...(await due(picked.map((r) => r.id), [], spare)));
+    if (picked.length === 0) return [];
     await trx.updateTable('jobs')
       .set((eb) => ({ lease_until: c.leaseUntil, lease_owner: c.owner, attempts: eb('attempts', '+', 1), updated_at: c.wall }))
-      .where('id', 'in', ids).execute();
-    return rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
+      .where('id', 'in', picked.map((r) => r.id)).execute();
+    return picked.map(({ store_code: _s, ...r }) => ({ ...r, attempts: r.attempts + 1 }));
   });
 }
 

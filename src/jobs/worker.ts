@@ -21,6 +21,12 @@ export interface WorkerOptions {
   batch: number;
   /** A store's jobs running at once over all instances (SUNAP_JOB_STORE_CONCURRENCY); default: no limit. */
   perStore?: number;
+  /**
+   * Slots of this instance kept for stores under their limit: while more than this many are
+   * free, the rest may go to any store's due jobs (spare capacity). Default: all of them (the
+   * per-store limit is strict).
+   */
+  reserve?: number;
   /** A failed attempt; `final` when the job was given up. */
   onFailure?: (kind: string, final: boolean) => void;
 }
@@ -122,7 +128,7 @@ export class JobWorker {
   private async pollOnce(): Promise<number> {
     const free = this.opts.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const jobs = await this.claim(Math.min(free, this.opts.batch));
+    const jobs = await this.claim(Math.min(free, this.opts.batch), Math.max(0, free - (this.opts.reserve ?? this.opts.concurrency)));
     for (const job of jobs) {
       const p = this.execute(job).finally(() => {
         this.inFlight.delete(p);
@@ -134,11 +140,11 @@ export class JobWorker {
     return jobs.length;
   }
 
-  claim(limit: number): Promise<ClaimedJob[]> {
+  claim(limit: number, overflow = 0): Promise<ClaimedJob[]> {
     const wall = Date.now();
     return claimJobs(this.db, this.engine, {
       kinds: [...this.jobs.keys()], due: this.clock.nowMs(), wall, leaseUntil: wall + this.opts.leaseMs, owner: this.owner, limit,
-      perStore: this.opts.perStore ?? 1_000_000,
+      perStore: this.opts.perStore ?? 1_000_000, overflow,
     });
   }
 

@@ -50,8 +50,8 @@ forEachEngine('job fairness', (engine) => {
     });
     return { def, running, peak, ran, release };
   }
-  const workerOn = (h: DatabaseHandle, perStore: number | undefined) =>
-    new JobWorker(h.db, h.engine, clock, silent, { pollMs: 20, leaseMs: 60_000, concurrency: 8, batch: 8, perStore });
+  const workerOn = (h: DatabaseHandle, perStore: number | undefined, reserve?: number) =>
+    new JobWorker(h.db, h.engine, clock, silent, { pollMs: 20, leaseMs: 60_000, concurrency: 8, batch: 8, perStore, reserve });
 
   test('two instances run at most perStore of one store\'s hanging jobs; another store\'s job runs at once', async () => {
     const k = hangingKind('test.hangtwo');
@@ -82,6 +82,24 @@ forEachEngine('job fairness', (engine) => {
     for (let i = 0; i < 6; i++) await enqueue(handles[1]!.db, k.def, { store: '-', hang: true }, { runAt: now, now });
     w.start();
     await eventually(async () => k.running.get('-') === 6, 'all 6 running');
+    k.release();
+    await w.stop();
+  });
+
+  test('spare capacity: beyond the reserve a store may use more than its limit; the reserve stays for the others', async () => {
+    const k = hangingKind('test.hangspare');
+    const w = workerOn(handles[0]!, 2, 3);
+    w.register(k.def, null);
+    const now = clock.nowMs();
+    for (let i = 0; i < 20; i++) await enqueue(handles[0]!.db, k.def, { store: 'S', hang: true }, { runAt: now, now, storeCode: 'S' });
+    w.start();
+    // 8 slots, 3 kept: 5 of the store run (2 within its limit, 3 spare), never 6.
+    await eventually(async () => k.running.get('S') === 5, '5 of the store running');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(k.peak.get('S'), 5);
+    await enqueue(handles[0]!.db, k.def, { store: 'T', hang: false }, { runAt: now, now, storeCode: 'T' });
+    w.wake();
+    await eventually(async () => k.ran.includes('T'), 'another store ran in the reserve');
     k.release();
     await w.stop();
   });
