@@ -74,10 +74,15 @@ export async function claimJobs(
     const spare = Math.min(c.overflow ?? 0, c.limit) - picked.length;
     if (spare > 0) picked.push(...(await due(picked.map((r) => r.id), [], spare)));
     if (picked.length === 0) return [];
-    await trx.updateTable('jobs')
+    // Checked again as it is set: a worker whose lease ran out may settle its job meanwhile (it
+    // does not take the claim lock); such a job is not leased out again.
+    const leased = await trx.updateTable('jobs')
       .set((eb) => ({ lease_until: c.leaseUntil, lease_owner: c.owner, attempts: eb('attempts', '+', 1), updated_at: c.wall }))
-      .where('id', 'in', picked.map((r) => r.id)).execute();
-    return picked.map(({ store_code: _s, ...r }) => ({ ...r, attempts: r.attempts + 1 }));
+      .where('id', 'in', picked.map((r) => r.id)).where('status', '=', 'PENDING')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
+      .returning('id').execute();
+    const ok = new Set(leased.map((r) => r.id));
+    return picked.filter((r) => ok.has(r.id)).map(({ store_code: _s, ...r }) => ({ ...r, attempts: r.attempts + 1 }));
   });
 }
 
