@@ -10,6 +10,7 @@ import { consoleRoutes, createConsoleParts } from './console/index.js';
 import { createGateway, gatewayRoutes, PaymentsConsole, sandboxGatewayRoutes, type GatewayService } from './gateway/index.js';
 import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { countJobsByKind } from './jobs/repository.js';
+import { PRUNE_JOB, startRetention } from './jobs/retention.js';
 import { JobWorker } from './jobs/worker.js';
 import { pageHeaders } from './pages/html.js';
 import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
@@ -95,12 +96,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const http = opts.http ?? createHttpOut({ allowPrivateTargets: config.allowPrivateTargets, timeoutMs: config.outboundTimeoutMs });
   const metrics = createMetrics();
   const worker = new JobWorker(db, database.engine, clock, log, {
-    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency),
+    pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency), perStore: config.jobStoreConcurrency,
+    // A quarter of the slots stay for stores under their limit; the rest is spare capacity any store may use.
+    reserve: Math.max(config.jobStoreConcurrency, Math.ceil(config.jobConcurrency / 4)),
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
   });
   metrics.countGauge('sunap_jobs_pending', 'Jobs waiting to run (queue depth) by kind', 'kind', () => countJobsByKind(db, 'PENDING'));
   metrics.countGauge('sunap_jobs_dead', 'Jobs given up after their last attempt, by kind', 'kind', () => countJobsByKind(db, 'DEAD'));
 
+  worker.register(PRUNE_JOB, { db, clock, retentionDays: config.deliveryRetentionDays, onPruned: (n) => n > 0 && log.info({ pruned: n }, 'old delivery attempts pruned') });
   const wake = () => worker.wake();
   const urlPolicy = merchantUrlPolicy(config.mode);
   const processor = opts.processor ?? cardProcessorOf(config, db, log);
@@ -177,7 +181,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
   await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));
-  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit });
+  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
   publicInvoiceRoutes(app, db, gateway);
   invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
   const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });
@@ -200,10 +204,12 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
 
   let sweep: NodeJS.Timeout | null = null;
+  let stopRetention = () => {};
   if (opts.runJobs !== false) {
     app.addHook('onReady', async () => {
       await auth.schedulePurge();
       worker.start();
+      stopRetention = startRetention({ db, clock, wake, onError: (err) => log.warn({ err: err.message }, 'could not schedule the delivery-log pruning') });
       // Attempts left open by a process that died mid-payment are settled in the background:
       // once at start (a restart after a crash), then at least twice per staleness window.
       const settle = () => void gateway.reconcileAll().catch((err) => log.warn({ err: (err as Error).message }, 'reconcile sweep failed'));
@@ -214,6 +220,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }
   app.addHook('onClose', async () => {
     if (sweep) clearInterval(sweep);
+    stopRetention();
     await worker.stop();
     await database.close();
   });

@@ -34,6 +34,13 @@ export const AUDIT_ACTIONS = {
   'team.join': '초대 수락',
   'team.role': '역할 변경',
   'team.remove': '멤버 내보내기',
+  'delivery.redeliver': '콜백·웹훅 다시 보내기',
+  'delivery.recover': '실패한 전송 복구',
+  'endpoint.create': '웹훅 엔드포인트 등록',
+  'endpoint.rotate': '웹훅 시크릿 교체',
+  'endpoint.enable': '웹훅 엔드포인트 켜기',
+  'endpoint.disable': '웹훅 엔드포인트 끄기',
+  'endpoint.test': '웹훅 테스트 이벤트',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 

@@ -18,6 +18,7 @@ import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js
 import { Invites } from './invites.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { deliveryRoutes } from './routes/deliveries.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
 import { overviewRoutes } from './routes/overview.js';
@@ -87,6 +88,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   invoiceCreateRoutes(app, deps);
   templateRoutes(app, deps);
   pointsRoutes(app, deps);
+  deliveryRoutes(app, deps);
   teamRoutes(app, deps);
   settingsRoutes(app, deps);
   accountRoutes(app, deps, cookies);

@@ -5,7 +5,7 @@ import type {
   AccountRole, InvoiceSendStatus, InvoiceStatus, LedgerKind, RechargeStatus, SendChannel, SendStatus, SendType, TemplateType, TokenKind, WebhookEventName,
   WebhookEventStatus,
 } from '../invoicing/invoice-state.js';
-import type { JobStatus, OutboundTarget } from '../jobs/job-state.js';
+import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
 
 /**
@@ -107,6 +107,8 @@ export interface JobTable {
   unique_key: string | null;
   created_at: number;
   updated_at: number;
+  /** The store the job works for (0009): the claim limits running jobs per store. */
+  store_code: Generated<string | null>;
 }
 
 export interface OutboundAttemptTable {
@@ -120,6 +122,50 @@ export interface OutboundAttemptTable {
   error: string | null;
   duration_ms: number;
   created_at: number;
+  /** 0009: the delivery the attempt belongs to (null for attempts made before deliveries existed). */
+  delivery_id: string | null;
+  trigger: Generated<AttemptTrigger>;
+  /** The receiver's answer, cut to 2 KB. */
+  response_body: string | null;
+}
+
+/** A store's webhook endpoint (0009). */
+export interface WebhookEndpointTable {
+  id: string;
+  store_code: string;
+  url: string;
+  /** JSON array of event names. */
+  events: string;
+  secret_sealed: string;
+  old_secret_sealed: string | null;
+  old_secret_until: number | null;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A callback or webhook a store is owed (0009): the request as sent and its status. */
+export interface DeliveryTable {
+  id: string;
+  store_code: string;
+  kind: DeliveryKind;
+  number: string;
+  ref_id: string;
+  trans_seqno: string | null;
+  bill_id: string | null;
+  event: string | null;
+  endpoint_id: string | null;
+  url: string;
+  /** JSON object of the headers sent, secrets (signatures) left out. */
+  request_headers: string;
+  body: string;
+  status: DeliveryState;
+  attempts: number;
+  last_attempt_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface SettingTable {
@@ -343,6 +389,8 @@ export interface Database {
   payment_attempts: PaymentAttemptTable;
   jobs: JobTable;
   outbound_attempts: OutboundAttemptTable;
+  deliveries: DeliveryTable;
+  webhook_endpoints: WebhookEndpointTable;
   settings: SettingTable;
   accounts: AccountTable;
   auth_tokens: AuthTokenTable;

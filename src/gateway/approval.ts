@@ -1,7 +1,6 @@
-import { enqueue } from '../jobs/define.js';
 import { OutcomeUnknown, type ApproveOutcome, type CardInput } from '../ports/card-processor.js';
 import { GatewayCodes as C, GatewayError } from '../platform/errors.js';
-import { CALLBACK_JOB } from './callback.js';
+import { recordCallback } from './callback.js';
 import type { GatewayContext } from './context.js';
 import { installmentProblem } from './installments.js';
 import * as repo from './repository.js';
@@ -77,7 +76,7 @@ export async function commitApproval(ctx: GatewayContext, current: Payment, atte
     });
     // Rolls the attempt's close back with it: the void below closes it as CANCELED.
     if (!updated) throw notWaiting;
-    if (updated.confirm_url) await enqueue(trx, CALLBACK_JOB, { paymentId: updated.id }, { runAt: now, uniqueKey: `callback:${updated.id}`, now });
+    await recordCallback(trx, updated, now);
     for (const l of ctx.listeners) await l.onApproved?.(trx, updated);
     return updated;
   }).catch((err) => {

@@ -1,6 +1,7 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
-import { defineJob, type JobDefinition } from '../jobs/define.js';
+import { defineJob, enqueue, type JobDefinition } from '../jobs/define.js';
+import { deliveryByRef, ensureDelivery, type Delivery } from '../jobs/delivery-repository.js';
 import { deliver } from '../jobs/outbound.js';
 import type { HttpOut } from '../ports/http-out.js';
 import type { Clock } from '../platform/clock.js';
@@ -43,16 +44,41 @@ export interface CallbackDeps {
   clock: Clock;
 }
 
-/** One attempt: the body POSTed to CONFIRM_URL, recorded, no redirects, the outbound time limit. */
+const CALLBACK_HEADERS = { 'content-type': 'application/json' };
+
+/** The callback's delivery: the request as it will be sent, in the caller's transaction; once per payment. */
+function callbackDelivery(db: Kysely<Database> | Transaction<Database>, p: Payment & { confirm_url: string }, now: number): Promise<Delivery> {
+  return ensureDelivery(db, {
+    storeCode: p.store_code, kind: 'callback', number: p.trans_seqno, refId: p.id, transSeqNo: p.trans_seqno, url: p.confirm_url,
+    headers: CALLBACK_HEADERS, body: JSON.stringify(callbackBody(p)), now,
+  });
+}
+
+/** An approval's callback: its delivery and its job, in the approval's transaction. */
+export async function recordCallback(trx: Transaction<Database>, p: Payment, now: number): Promise<void> {
+  if (!p.confirm_url) return;
+  await callbackDelivery(trx, { ...p, confirm_url: p.confirm_url }, now);
+  await enqueue(trx, CALLBACK_JOB, { paymentId: p.id }, { runAt: now, uniqueKey: `callback:${p.id}`, now, storeCode: p.store_code });
+}
+
+/**
+ * One attempt: the delivery's stored body POSTed to CONFIRM_URL, recorded, no redirects, the
+ * outbound time limit. A scheduled job stops once its delivery is settled (a job may run twice
+ * after a crash); a manual one (redeliver, recover) sends whatever the status.
+ */
 export const CALLBACK_JOB: JobDefinition<CallbackPayload, CallbackDeps> = defineJob({
   kind: 'gateway.callback',
   backoffSeconds: CALLBACK_BACKOFF_SECONDS,
-  async run({ paymentId }: CallbackPayload, deps: CallbackDeps, job) {
+  async run({ paymentId, manual }: CallbackPayload, deps: CallbackDeps, job) {
     const p = await findPaymentById(deps.db, paymentId);
     if (!p || !p.confirm_url) return;
+    // A job written before deliveries existed makes its delivery on its first run.
+    const d = (await deliveryByRef(deps.db, 'callback', p.id)) ?? (await callbackDelivery(deps.db, { ...p, confirm_url: p.confirm_url }, deps.clock.nowMs()));
+    if (!manual && d.status !== 'pending') return;
     await deliver(deps.db, deps.http, {
-      jobId: job.jobId, target: 'CALLBACK', refId: p.id, attemptNo: job.attempt, url: p.confirm_url,
-      body: Buffer.from(JSON.stringify(callbackBody(p))), headers: { 'content-type': 'application/json' }, now: deps.clock.nowMs(),
+      jobId: job.jobId, target: 'CALLBACK', refId: p.id, attemptNo: job.attempt, url: d.url,
+      body: Buffer.from(d.body, 'utf8'), headers: CALLBACK_HEADERS, now: deps.clock.nowMs(),
+      of: { deliveryId: d.id, trigger: manual && job.attempt === 1 ? 'manual' : 'scheduled', final: job.final },
     });
   },
 });

@@ -18,6 +18,8 @@ export interface PaymentListener {
 
 export interface CallbackPayload {
   paymentId: string;
+  /** Written by a redelivery or a recovery: its first attempt is a manual one, made whatever the delivery's status. */
+  manual?: boolean;
 }
 
 /** What the payment operations (approval, cancellation, reconcile) work with. */

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
-import type { GatewayService } from '../gateway/index.js';
+import { EndpointService, type GatewayService } from '../gateway/index.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { HttpOut } from '../ports/http-out.js';
 import type { MessagingProvider } from '../ports/messaging.js';
@@ -13,6 +13,7 @@ import type { Clock } from '../platform/clock.js';
 import type { SecretBox } from '../platform/crypto.js';
 import type { HttpPolicy } from '../platform/urls.js';
 import { AuthService, THROTTLE_PURGE_JOB } from './accounts.js';
+import { DeliveryLog } from './delivery-log.js';
 import { InvoicingConsole } from './console.js';
 import { RechargeService, type RechargeDeps } from './recharge.js';
 import { TeamService } from './team.js';
@@ -36,6 +37,7 @@ export * from './invoice-state.js';
 export type { Costs } from './points.js';
 export { lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
 export { invoicingRoutes } from './routes.js';
+export { DeliveryLog, type AttemptView, type DeliveryDetail, type DeliveryView } from './delivery-log.js';
 export { InvoiceService } from './service.js';
 export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
 export { DELIVERY_BACKOFF_SECONDS, DELIVERY_JOB } from './delivery.js';
@@ -67,6 +69,10 @@ export interface Invoicing {
   team: TeamService;
   recharges: RechargeService;
   console: InvoicingConsole;
+  /** The store's callbacks and webhooks: the log, redelivery, recovery. */
+  deliveries: DeliveryLog;
+  /** The store's webhook endpoints. */
+  endpoints: EndpointService;
 }
 
 /**
@@ -89,6 +95,7 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
   deps.gateway.addListener(recharges.listener());
   return {
     auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
-    recharges, console: new InvoicingConsole(db),
+    recharges, console: new InvoicingConsole(db), deliveries: new DeliveryLog(db, { clock: deps.clock, wake: () => deps.worker.wake() }),
+    endpoints: new EndpointService(db, { clock: deps.clock, box: deps.box, wake: () => deps.worker.wake() }),
   };
 }

@@ -373,8 +373,14 @@ export async function insertWebhookEvent(trx: Transaction<Database>, e: { invoic
 export async function webhookForDelivery(db: Db, eventId: number) {
   return db.selectFrom('webhook_events')
     .leftJoin('invoices', 'invoices.id', 'webhook_events.invoice_id')
-    .select(['webhook_events.id', 'webhook_events.event', 'webhook_events.body', 'webhook_events.url', 'webhook_events.status', 'invoices.webhook_secret_sealed'])
+    .select(['webhook_events.id', 'webhook_events.event', 'webhook_events.body', 'webhook_events.url', 'webhook_events.status', 'invoices.webhook_secret_sealed',
+      'invoices.store_code', 'invoices.unique_id', 'invoices.trans_seqno'])
     .where('webhook_events.id', '=', eventId).executeTakeFirst();
+}
+
+/** ABANDONED → DELIVERED: a redelivery or recovery reached the receiver after the schedule gave up. */
+export async function reviveWebhookEvent(db: Db, id: number, now: number): Promise<void> {
+  await db.updateTable('webhook_events').set({ status: 'DELIVERED', updated_at: now }).where('id', '=', id).where('status', '=', 'ABANDONED').execute();
 }
 
 /** PENDING → DELIVERED or ABANDONED (or PENDING again with the attempt count); false once settled. */

@@ -3,7 +3,10 @@ import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { AppError } from '../platform/errors.js';
 import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
+import type { EndpointService } from '../gateway/index.js';
 import type { AuthService } from './accounts.js';
+import type { DeliveryLog } from './delivery-log.js';
+import { deliveryRoutes } from './delivery-routes.js';
 import type { Costs } from './points.js';
 import type { Account } from './repository.js';
 import {
@@ -32,6 +35,9 @@ export interface InvoicingRouteDeps {
   costs: Costs;
   /** Logins a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
   loginRateLimit: number;
+  /** The store's callbacks and webhooks (src/invoicing/delivery-routes.ts). */
+  deliveries: DeliveryLog;
+  endpoints: EndpointService;
 }
 
 /**
@@ -60,6 +66,8 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const writeHooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: [authed, writer], preValidation: nulls };
   const publicHooks: Pick<RouteShorthandOptions, 'preValidation'> = { preValidation: nulls };
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
+
+  deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
 
   // ---- auth ------------------------------------------------------------------------------------
 

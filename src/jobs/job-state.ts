@@ -9,3 +9,27 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
 /** What an outbound attempt delivered: a CONFIRM_URL callback or an invoice webhook. */
 export const OUTBOUND_TARGETS = ['CALLBACK', 'WEBHOOK'] as const;
 export type OutboundTarget = (typeof OUTBOUND_TARGETS)[number];
+
+/**
+ * A delivery (a callback or webhook a store is owed): pending until an attempt gets a 2xx,
+ * failed when its job gave up; recovery or a manual redelivery makes a failed one pending again.
+ */
+export const DELIVERY_KINDS = ['callback', 'webhook'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+/**
+ * The delivery's transitions, each a compare-and-set on `from`: a 2xx delivers from any state
+ * (a redelivery of a delivered one stays delivered); the last scheduled failure, 410 Gone or a
+ * disabled endpoint fail a pending one only (a delivery the receiver has stays delivered);
+ * a redelivery or recovery reopens a failed one.
+ */
+export const DELIVERY_TRANSITIONS = {
+  deliver: { from: ['pending', 'failed', 'delivered'], to: 'delivered' },
+  fail: { from: ['pending'], to: 'failed' },
+  reopen: { from: ['failed'], to: 'pending' },
+} as const satisfies Record<string, { from: readonly DeliveryState[]; to: DeliveryState }>;
+export type DeliveryEvent = keyof typeof DELIVERY_TRANSITIONS;
+/** What made an attempt: the job's schedule, or a person (redeliver, recover). */
+export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
+export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Engine } from '../db/index.js';
 import { newId } from '../platform/crypto.js';
-import type { JobStatus, OutboundTarget } from './job-state.js';
+import type { AttemptTrigger, JobStatus, OutboundTarget } from './job-state.js';
 
 /** SQL of the job queue and of the outbound attempts it records. Jobs are not tenant data. */
 type Db = Kysely<Database> | Transaction<Database>;
@@ -15,47 +15,74 @@ export interface ClaimedJob {
   max_attempts: number;
 }
 
-export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number }): Promise<void> {
+export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number; storeCode: string | null }): Promise<void> {
   const row = {
     id: newId(), kind: j.kind, payload: j.payload, status: 'PENDING' as const, run_at: j.runAt, lease_until: null, lease_owner: null,
-    attempts: 0, max_attempts: j.maxAttempts, last_error: null, unique_key: j.uniqueKey, created_at: j.now, updated_at: j.now,
+    attempts: 0, max_attempts: j.maxAttempts, last_error: null, unique_key: j.uniqueKey, created_at: j.now, updated_at: j.now, store_code: j.storeCode,
   };
   const q = db.insertInto('jobs').values(row);
   await (j.uniqueKey ? q.onConflict((oc) => oc.column('unique_key').doNothing()) : q).execute();
 }
 
+/** Key of the PostgreSQL advisory lock that makes claims take turns (so the per-store limit holds across instances). */
+const CLAIM_LOCK = 7_150_015;
+
 /**
- * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt: on
- * PostgreSQL in one statement with FOR UPDATE SKIP LOCKED (instances never wait for each other),
- * on SQLite in one IMMEDIATE transaction (the write lock serializes claimers).
+ * Leases up to `limit` due jobs of the given kinds to `owner` and counts the attempt, in due
+ * order. A job of a store (store_code set: callbacks and webhooks) is taken only while fewer
+ * than `perStore` jobs of that store hold a live lease, counted over every instance, so one
+ * store's slow receivers cannot take the slots the other stores' work needs. Beyond that,
+ * `overflow` more jobs may be taken whatever their store: spare capacity the caller can give
+ * (a single store's bulk of fast deliveries is not held to `perStore`).
+ * Claims take turns (on PostgreSQL a transaction-scoped advisory lock, on SQLite the IMMEDIATE
+ * write lock), so the counts hold across instances; each claim reads the running jobs per store
+ * and the first due jobs by index, never the whole backlog.
  * `due` is the service clock (what run_at follows); `wall` is real time (what leases follow).
  */
-export async function claimJobs(db: Kysely<Database>, engine: Engine, c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number }): Promise<ClaimedJob[]> {
+export async function claimJobs(
+  db: Kysely<Database>, engine: Engine,
+  c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number; overflow?: number },
+): Promise<ClaimedJob[]> {
   if (c.kinds.length === 0 || c.limit <= 0) return [];
-  if (engine === 'postgres') {
-    const r = await sql<ClaimedJob>`
-      update jobs set lease_until = ${c.leaseUntil}, lease_owner = ${c.owner}, attempts = attempts + 1, updated_at = ${c.wall}
-      where id in (
-        select id from jobs
-        where status = 'PENDING' and run_at <= ${c.due} and (lease_until is null or lease_until < ${c.wall})
-          and kind in (${sql.join(c.kinds)})
-        order by run_at
-        limit ${c.limit}
-        for update skip locked)
-      returning id, kind, payload, attempts, max_attempts`.execute(db);
-    return r.rows;
-  }
   return db.transaction().execute(async (trx) => {
-    const rows = await trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts'])
-      .where('status', '=', 'PENDING').where('run_at', '<=', c.due)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
-      .where('kind', 'in', c.kinds)
-      .orderBy('run_at').limit(c.limit).execute();
-    if (rows.length === 0) return [];
-    await trx.updateTable('jobs')
+    if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${CLAIM_LOCK})`.execute(trx);
+    const running = await trx.selectFrom('jobs').select((eb) => ['store_code', eb.fn.countAll<number>().as('n')])
+      .where('status', '=', 'PENDING').where('lease_until', '>=', c.wall).where('store_code', 'is not', null).groupBy('store_code').execute();
+    const room = new Map(running.map((r) => [r.store_code!, c.perStore - Number(r.n)]));
+    const full = [...room].filter(([, n]) => n <= 0).map(([code]) => code);
+    const due = (exclude: string[], storesOut: string[], limit: number) => {
+      let q = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'store_code'])
+        .where('status', '=', 'PENDING').where('run_at', '<=', c.due)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
+        .where('kind', 'in', c.kinds);
+      if (storesOut.length) q = q.where((eb) => eb.or([eb('store_code', 'is', null), eb('store_code', 'not in', storesOut)]));
+      if (exclude.length) q = q.where('id', 'not in', exclude);
+      return q.orderBy('run_at').orderBy('id').limit(limit).execute();
+    };
+    // Stores at their limit are left out in SQL; the room of the others is kept here.
+    const picked: Awaited<ReturnType<typeof due>> = [];
+    for (const r of await due([], full, c.limit * 4)) {
+      if (picked.length >= c.limit) break;
+      if (r.store_code !== null) {
+        const left = room.get(r.store_code) ?? c.perStore;
+        if (left <= 0) continue;
+        room.set(r.store_code, left - 1);
+      }
+      picked.push(r);
+    }
+    // Spare capacity counts what this claim already took: `overflow` bounds the whole claim.
+    const spare = Math.min(c.overflow ?? 0, c.limit) - picked.length;
+    if (spare > 0) picked.push(...(await due(picked.map((r) => r.id), [], spare)));
+    if (picked.length === 0) return [];
+    // Checked again as it is set: a worker whose lease ran out may settle its job meanwhile (it
+    // does not take the claim lock); such a job is not leased out again.
+    const leased = await trx.updateTable('jobs')
       .set((eb) => ({ lease_until: c.leaseUntil, lease_owner: c.owner, attempts: eb('attempts', '+', 1), updated_at: c.wall }))
-      .where('id', 'in', rows.map((r) => r.id)).execute();
-    return rows.map((r) => ({ ...r, attempts: r.attempts + 1 }));
+      .where('id', 'in', picked.map((r) => r.id)).where('status', '=', 'PENDING')
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
+      .returning('id').execute();
+    const ok = new Set(leased.map((r) => r.id));
+    return picked.filter((r) => ok.has(r.id)).map(({ store_code: _s, ...r }) => ({ ...r, attempts: r.attempts + 1 }));
   });
 }
 
@@ -87,10 +114,10 @@ export async function countJobsByKind(db: Db, status: JobStatus): Promise<{ key:
 
 export async function recordOutboundAttempt(db: Db, a: {
   jobId: string; target: OutboundTarget; refId: string; attemptNo: number; url: string; statusCode: number | null; error: string | null;
-  durationMs: number; at: number;
+  durationMs: number; at: number; deliveryId: string | null; trigger: AttemptTrigger; responseBody: string | null;
 }): Promise<void> {
   await db.insertInto('outbound_attempts').values({
     job_id: a.jobId, target: a.target, ref_id: a.refId, attempt_no: a.attemptNo, url: a.url, status_code: a.statusCode,
-    error: a.error, duration_ms: a.durationMs, created_at: a.at,
+    error: a.error, duration_ms: a.durationMs, created_at: a.at, delivery_id: a.deliveryId, trigger: a.trigger, response_body: a.responseBody,
   }).execute();
 }

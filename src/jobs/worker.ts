@@ -4,7 +4,11 @@ import type { Database, Engine } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto.js';
 import { retryDelaySeconds, type JobDefinition } from './define.js';
+import { OutboundFailure } from './outbound.js';
 import { claimJobs, finishAttempt, renewLeases, type ClaimedJob } from './repository.js';
+
+/** The longest pause a receiver's Retry-After can ask for. */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 export interface WorkerOptions {
   /** How often to look for due jobs when nothing woke the worker (SUNAP_JOB_POLL_MS). */
@@ -15,6 +19,14 @@ export interface WorkerOptions {
   concurrency: number;
   /** Most jobs claimed by one query. */
   batch: number;
+  /** A store's jobs running at once over all instances (SUNAP_JOB_STORE_CONCURRENCY); default: no limit. */
+  perStore?: number;
+  /**
+   * Slots of this instance kept for stores under their limit: while more than this many are
+   * free, the rest may go to any store's due jobs (spare capacity). Default: all of them (the
+   * per-store limit is strict).
+   */
+  reserve?: number;
   /** A failed attempt; `final` when the job was given up. */
   onFailure?: (kind: string, final: boolean) => void;
 }
@@ -116,7 +128,7 @@ export class JobWorker {
   private async pollOnce(): Promise<number> {
     const free = this.opts.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const jobs = await this.claim(Math.min(free, this.opts.batch));
+    const jobs = await this.claim(Math.min(free, this.opts.batch), Math.max(0, free - (this.opts.reserve ?? this.opts.concurrency)));
     for (const job of jobs) {
       const p = this.execute(job).finally(() => {
         this.inFlight.delete(p);
@@ -128,10 +140,11 @@ export class JobWorker {
     return jobs.length;
   }
 
-  claim(limit: number): Promise<ClaimedJob[]> {
+  claim(limit: number, overflow = 0): Promise<ClaimedJob[]> {
     const wall = Date.now();
     return claimJobs(this.db, this.engine, {
       kinds: [...this.jobs.keys()], due: this.clock.nowMs(), wall, leaseUntil: wall + this.opts.leaseMs, owner: this.owner, limit,
+      perStore: this.opts.perStore ?? 1_000_000, overflow,
     });
   }
 
@@ -171,7 +184,10 @@ export class JobWorker {
       outcome = { status: 'DONE', error: null };
     } catch (err) {
       const error = ((err as Error)?.message ?? String(err)).slice(0, 500);
-      const delay = final ? null : retryDelaySeconds(def, job.attempts) ?? def.backoffSeconds[def.backoffSeconds.length - 1]!;
+      let delay = final ? null : retryDelaySeconds(def, job.attempts) ?? def.backoffSeconds[def.backoffSeconds.length - 1]!;
+      // A receiver that asked for a pause (429/503 with Retry-After) gets at least that, up to a day.
+      const pause = err instanceof OutboundFailure ? err.retryAfterMs : null;
+      if (delay !== null && pause !== null) delay = Math.max(delay, Math.min(Math.ceil(pause / 1000), MAX_RETRY_AFTER_SECONDS));
       this.opts.onFailure?.(job.kind, final);
       this.log.warn({ job: job.id, kind: job.kind, attempt: job.attempts, final, error }, 'job attempt failed');
       outcome = delay === null ? { status: 'DEAD', error } : { status: 'PENDING', runAt: this.clock.nowMs() + delay * 1000, error };

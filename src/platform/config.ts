@@ -40,6 +40,10 @@ export interface Config {
   jobLeaseMs: number;
   /** Jobs one instance runs at once (deliveries waiting on merchants mostly). */
   jobConcurrency: number;
+  /** A store's callbacks and webhooks running at once over all instances: one store's slow receivers cannot hold every slot. */
+  jobStoreConcurrency: number;
+  /** Outbound attempts (and their answers) are kept this many days; the deliveries stay. */
+  deliveryRetentionDays: number;
   /** Time limit of one outbound call (callback, webhook, messaging provider), in milliseconds. */
   outboundTimeoutMs: number;
   /** Login attempts per client address per minute (0: no per-address limit; the per-email throttle always applies). */
@@ -261,6 +265,8 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),
+    jobStoreConcurrency: intVar(env, 'SUNAP_JOB_STORE_CONCURRENCY', 4, 1, 1_000),
+    deliveryRetentionDays: intVar(env, 'SUNAP_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),

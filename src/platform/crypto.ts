@@ -21,6 +21,20 @@ export function webhookSignature(secret: string, t: number, rawBody: Buffer | st
   return `t=${t},v1=${mac}`;
 }
 
+/**
+ * The Standard Webhooks signature (what the `standardwebhooks` package verifies): HMAC-SHA256,
+ * keyed by the base64 part of a `whsec_` secret, over `id.timestamp.body`, as `v1,<base64>`.
+ */
+export function standardWebhookSignature(secret: string, msgId: string, timestampSec: number, rawBody: Buffer | string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${msgId}.${timestampSec}.`).update(rawBody).digest('base64')}`;
+}
+
+/** A new endpoint secret: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
 }

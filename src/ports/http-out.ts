@@ -51,7 +51,18 @@ export function guardedLookup(base: LookupFunction = dns.lookup as unknown as Lo
  */
 export interface HttpOut {
   /** `timeoutMs` defaults to the one the port was created with (SUNAP_OUTBOUND_TIMEOUT_MS). */
-  post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs?: number): Promise<{ status: number }>;
+  post(url: string, body: Buffer, headers: Record<string, string>, timeoutMs?: number): Promise<OutboundAnswer>;
+}
+
+/** Most of a receiver's answer kept: the delivery log shows it, cut to 2 KB. */
+export const ANSWER_KEEP_BYTES = 2048;
+
+export interface OutboundAnswer {
+  status: number;
+  /** The start of the answer's body (ANSWER_KEEP_BYTES at most), as UTF-8. */
+  body?: string;
+  /** The Retry-After header, as the receiver wrote it. */
+  retryAfter?: string;
 }
 
 export function createHttpOut(opts: { allowPrivateTargets: boolean; timeoutMs: number }): HttpOut {
@@ -91,8 +102,17 @@ export function createHttpOut(opts: { allowPrivateTargets: boolean; timeoutMs: n
             ...(lookup ? { lookup: lookup as unknown as typeof dns.lookup } : {}),
           },
           (res) => {
-            res.resume();
-            res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+            // Read the whole answer (so the socket can be reused) but keep only its start.
+            const kept: Buffer[] = [];
+            let size = 0;
+            res.on('data', (c: Buffer) => {
+              if (size < ANSWER_KEEP_BYTES) kept.push(c.subarray(0, ANSWER_KEEP_BYTES - size));
+              size += c.length;
+            });
+            res.on('end', () => {
+              const ra = res.headers['retry-after'];
+              resolve({ status: res.statusCode ?? 0, body: Buffer.concat(kept).toString('utf8'), ...(typeof ra === 'string' ? { retryAfter: ra } : {}) });
+            });
             res.on('error', reject);
           },
         );

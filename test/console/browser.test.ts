@@ -138,8 +138,12 @@ forEachEngine('console in Chromium', (engine) => {
         const rows = await t.app.sunap.database.db.selectFrom('invoices').selectAll().where('account_id', '=', owner.accountId).execute();
         return rows.length === 50 && rows.every((r) => r.send_status === 'SENT') ? rows.find((r) => r.receiver_name === '학생0') : undefined;
       }, 'all 50 SENT', 30_000);
+      // A store endpoint beside the invoices' webhookUrl, and one that cannot be reached (its delivery waits for a retry).
+      await t.app.sunap.invoicing.endpoints.create(t.storeCode, { url: `${rx.url}/store-hooks`, events: ['bill.paid', 'payment.approved'] });
+      await t.app.sunap.invoicing.endpoints.create(t.storeCode, { url: 'https://127.0.0.1:9/down', events: ['bill.paid'] });
       await t.pay(first.trans_seqno);
       await rx.waitFor(2);
+      const delivery = await eventually(async () => t.app.sunap.database.db.selectFrom('deliveries').select('id').where('bill_id', '=', first.unique_id).where('endpoint_id', 'is', null).executeTakeFirst(), 'the invoice webhook delivery');
 
       const pages: [string, string][] = [
         ['overview', '/console'], ['payments', '/console/payments'], ['invoices', '/console/invoices'],
@@ -147,6 +151,7 @@ forEachEngine('console in Chromium', (engine) => {
         ['payment-cancel', `/console/payments/${first.trans_seqno}/cancel`], ['invoice-new', '/console/invoices/new'], ['invoice-bulk', '/console/invoices/bulk'],
         ['templates', '/console/templates'], ['template-new', '/console/templates/new'], ['points', '/console/points'], ['team', '/console/team'],
         ['settings', '/console/settings'], ['account', '/console/account'], ['not-found', '/console/payments/NO-SUCH'],
+        ['deliveries', '/console/deliveries'], ['delivery-detail', `/console/deliveries/${delivery.id}`], ['webhook-endpoints', '/console/deliveries/endpoints'],
       ];
       await eventually(async () => (await t.app.sunap.database.db.selectFrom('webhook_events').select('status').where('invoice_id', '=', first.id).executeTakeFirst())?.status === 'DELIVERED', 'webhook delivered', 30_000)
         .catch(async (err) => {

@@ -20,6 +20,8 @@ export class Receiver {
   /** Status codes to answer, in order; when empty, `defaultStatus`. */
   readonly script: number[] = [];
   defaultStatus = 200;
+  /** Headers added to every answer (e.g. Retry-After). */
+  responseHeaders: Record<string, string> = {};
   private server!: Server;
   private waiters: { n: number; resolve: () => void }[] = [];
   url = '';
@@ -39,7 +41,7 @@ export class Receiver {
         this.received.push({ method: req.method!, url: req.url!, headers: req.headers, raw, json, at: Date.now() });
         const status = this.script.shift() ?? this.defaultStatus;
         if (status >= 300 && status < 400) res.setHeader('location', 'https://127.0.0.1:1/elsewhere');
-        res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+        res.writeHead(status, { 'content-type': 'application/json', ...this.responseHeaders }).end('{}');
         this.waiters = this.waiters.filter((w) => {
           if (this.received.length >= w.n) {
             w.resolve();

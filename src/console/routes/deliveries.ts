@@ -1,0 +1,123 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ENDPOINT_EVENTS, type EndpointEvent } from '../../gateway/index.js';
+import { hasRole } from '../../invoicing/index.js';
+import { AppError } from '../../platform/errors.js';
+import type { App } from '../../platform/http.js';
+import { kstIso } from '../../platform/kst.js';
+import { Csrf, Str } from '../forms.js';
+import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
+import { deliveriesBody, deliveryBody, endpointsBody } from '../views/deliveries.js';
+
+const manager = { consoleRole: 'manager' as const };
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const LIST_SIZE = 100;
+const NOTICES: Record<string, string> = {
+  redelivered: '다시 보내기를 예약했습니다. 잠시 후 시도 기록에 나타납니다.',
+  enabled: '엔드포인트를 켰습니다.',
+  disabled: '엔드포인트를 껐습니다.',
+  test: '테스트 이벤트를 보냈습니다.',
+};
+
+/**
+ * Callbacks and webhooks (docs/console.md, "Callbacks and webhooks"): the delivery log (failed
+ * first), one delivery with its attempts, "send again" and recovery, the store's webhook
+ * endpoints. Everyone reads; managers and owners act.
+ */
+export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
+  const log = deps.invoicing.deliveries;
+  const endpoints = deps.invoicing.endpoints;
+  const canWrite = (req: FastifyRequest) => hasRole(userOf(req).member, 'manager');
+
+  const showList = async (req: FastifyRequest, reply: FastifyReply, q: { status?: string; kind?: string; notice?: string }, error?: string, httpStatus = 200) => {
+    const user = userOf(req);
+    const status = (['pending', 'delivered', 'failed'] as const).find((s) => s === q.status);
+    const kind = (['callback', 'webhook'] as const).find((k) => k === q.kind);
+    const filter = { ...(status ? { status } : {}), ...(kind ? { kind } : {}) };
+    const { deliveries } = await log.list(user.store.code, { ...filter, size: String(LIST_SIZE), failedFirst: true });
+    // Recovery's default: the last 24 hours, as the datetime-local field writes it (KST).
+    const recoverSince = kstIso(deps.clock.nowMs() - 86_400_000).slice(0, 16);
+    const body = deliveriesBody({ rows: deliveries, filter, canWrite: canWrite(req), csrf: await csrfToken(req, reply), recoverSince, error });
+    const notice = q.notice?.startsWith('recovered-') ? `실패한 전송 ${Number(q.notice.slice(10)) || 0}건을 다시 보내도록 예약했습니다.` : NOTICES[q.notice ?? ''];
+    return renderPage(req, reply, { title: '콜백·웹훅', active: 'deliveries', body, notice }, httpStatus);
+  };
+
+  const showEndpoints = async (req: FastifyRequest, reply: FastifyReply, extra: { secret?: { id: string; value: string }; error?: string; notice?: string } = {}, status = 200) => {
+    const user = userOf(req);
+    const body = endpointsBody({ endpoints: await endpoints.list(user.store.code), canWrite: canWrite(req), csrf: await csrfToken(req, reply), events: ENDPOINT_EVENTS, ...extra });
+    return renderPage(req, reply, { title: '웹훅 엔드포인트', active: 'deliveries', body, notice: extra.notice }, status);
+  };
+
+  app.get('/deliveries', { schema: { hide: true, querystring: Type.Object({ status: Str(20), kind: Str(20), notice: Str(30) }) } }, async (req, reply) => showList(req, reply, req.query));
+
+  app.post('/deliveries/recover', { config: manager, schema: { hide: true, body: Type.Object({ ...Csrf, since: Str(40) }) } }, async (req, reply) => {
+    const user = userOf(req);
+    try {
+      const r = await log.recover(user.store.code, req.body.since ?? '');
+      await deps.audit.record(user, req.ip, 'delivery.recover', req.body.since ?? '', String(r.requeued));
+      return seeOther(reply, `/console/deliveries?notice=recovered-${r.requeued}`);
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'VALIDATION') return showList(req, reply, {}, '복구할 시작 시각을 확인해 주세요.', 400);
+      throw err;
+    }
+  });
+
+  app.get('/deliveries/endpoints', { schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
+    showEndpoints(req, reply, { notice: NOTICES[req.query.notice ?? ''] }));
+
+  app.post('/deliveries/endpoints', {
+    config: manager, schema: { hide: true, body: Type.Object({ ...Csrf, url: Str(500), events: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10 })])) }) },
+  }, async (req, reply) => {
+    const user = userOf(req);
+    const url = (req.body.url ?? '').trim();
+    const events = [req.body.events ?? []].flat().filter((e): e is EndpointEvent => (ENDPOINT_EVENTS as readonly string[]).includes(e));
+    if (!/^https:\/\/[^\s]+$/.test(url) || url.length > 500) return showEndpoints(req, reply, { error: '주소는 https://로 시작해야 합니다.' }, 400);
+    if (events.length === 0) return showEndpoints(req, reply, { error: '받을 이벤트를 하나 이상 골라 주세요.' }, 400);
+    try {
+      const ep = await endpoints.create(user.store.code, { url, events });
+      await deps.audit.record(user, req.ip, 'endpoint.create', ep.id, url);
+      return showEndpoints(req, reply, { secret: { id: ep.id, value: ep.secret }, notice: '엔드포인트를 등록했습니다.' });
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'VALIDATION') return showEndpoints(req, reply, { error: err.message }, 400);
+      throw err;
+    }
+  });
+
+  app.post('/deliveries/endpoints/:id/rotate', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const ep = await endpoints.rotate(user.store.code, req.params.id);
+    await deps.audit.record(user, req.ip, 'endpoint.rotate', ep.id);
+    return showEndpoints(req, reply, { secret: { id: ep.id, value: ep.secret }, notice: '시크릿을 교체했습니다. 24시간 동안 두 시크릿으로 서명합니다.' });
+  });
+
+  for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
+    app.post(`/deliveries/endpoints/:id/${action}`, { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+      const user = userOf(req);
+      await endpoints.update(user.store.code, req.params.id, { enabled });
+      await deps.audit.record(user, req.ip, enabled ? 'endpoint.enable' : 'endpoint.disable', req.params.id);
+      return seeOther(reply, `/console/deliveries/endpoints?notice=${action}d`);
+    });
+  }
+
+  app.post('/deliveries/endpoints/:id/test', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const { deliveryId } = await endpoints.sendTest(user.store.code, req.params.id);
+    await deps.audit.record(user, req.ip, 'endpoint.test', req.params.id);
+    return seeOther(reply, `/console/deliveries/${deliveryId}?notice=test`);
+  });
+
+  app.get('/deliveries/:id', { schema: { hide: true, params: IdParams, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) => {
+    const user = userOf(req);
+    if (!/^dlv_[0-9a-f]{32}$/.test(req.params.id)) throw new AppError('NOT_FOUND', 'delivery: not found');
+    const d = await log.detail(user.store.code, req.params.id);
+    return renderPage(req, reply, { title: '전송 기록', active: 'deliveries', body: deliveryBody({ d, canWrite: canWrite(req), csrf: await csrfToken(req, reply) }), notice: NOTICES[req.query.notice ?? ''] });
+  });
+
+  app.post('/deliveries/:id/redeliver', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    if (!/^dlv_[0-9a-f]{32}$/.test(req.params.id)) throw new AppError('NOT_FOUND', 'delivery: not found');
+    const d = await log.redeliver(user.store.code, req.params.id);
+    await deps.audit.record(user, req.ip, 'delivery.redeliver', d.id, d.number);
+    return seeOther(reply, `/console/deliveries/${d.id}?notice=redelivered`);
+  });
+}

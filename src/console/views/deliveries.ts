@@ -1,0 +1,83 @@
+import type { EndpointView } from '../../gateway/index.js';
+import type { DeliveryDetail, DeliveryView } from '../../invoicing/index.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { csrfField, tableRegion } from './shell.js';
+
+const STATUS_LABEL: Record<DeliveryView['status'], string> = { pending: '전송 중', delivered: '전달됨', failed: '실패' };
+const KIND_LABEL: Record<DeliveryView['kind'], string> = { callback: '콜백', webhook: '웹훅' };
+const EVENT_LABEL: Record<string, string> = {
+  'bill.paid': '청구서 결제', 'bill.canceled': '청구서 취소', 'payment.approved': '결제 승인', 'payment.canceled': '결제 취소', 'webhook.test': '테스트',
+};
+
+const at = (s: string | null) => (s ? s.replace('T', ' ') : '');
+const status = (s: DeliveryView['status']) => html`<span class="badge ${s === 'failed' ? 'bad' : s === 'delivered' ? 'ok' : 'warn'}">${STATUS_LABEL[s]}</span>`;
+const what = (d: DeliveryView) => (d.event ? `${KIND_LABEL[d.kind]} · ${EVENT_LABEL[d.event] ?? d.event}` : KIND_LABEL[d.kind]);
+
+/** The list: failed first, then newest; recovery for managers and owners. */
+export function deliveriesBody(v: {
+  rows: DeliveryView[]; filter: { status?: string; kind?: string }; canWrite: boolean; csrf: string; recoverSince: string; error?: string;
+}): SafeHtml {
+  const opt = (value: string, label: string, current?: string) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
+  const failed = v.rows.filter((d) => d.status === 'failed').length;
+  return html`<h1>콜백·웹훅</h1>
+<p class="muted">결제 승인 콜백(CONFIRM_URL)과 청구서·엔드포인트 웹훅의 전송 기록입니다. 실패한 것이 먼저 보입니다. <a href="/console/deliveries/endpoints">웹훅 엔드포인트</a></p>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+<form method="get" action="/console/deliveries" class="card filters"><div class="grid2">
+<div class="field"><label for="status">상태</label><select id="status" name="status">${opt('', '전체', v.filter.status)}${opt('failed', '실패', v.filter.status)}${opt('pending', '전송 중', v.filter.status)}${opt('delivered', '전달됨', v.filter.status)}</select></div>
+<div class="field"><label for="kind">종류</label><select id="kind" name="kind">${opt('', '전체', v.filter.kind)}${opt('callback', '콜백', v.filter.kind)}${opt('webhook', '웹훅', v.filter.kind)}</select></div>
+</div><button class="btn secondary" type="submit">보기</button></form>
+${v.canWrite ? html`<form method="post" action="/console/deliveries/recover" class="card">${csrfField(v.csrf)}
+<h2>실패한 전송 복구</h2>
+<p>받는 서버가 멈춰 있던 동안 실패한 콜백과 웹훅을, 같은 전송 번호로 모두 다시 보냅니다.${failed ? ` 지금 목록에 실패 ${failed}건이 있습니다.` : ''}</p>
+<div class="field"><label for="since">이 시각 이후 만들어진 것 (KST)</label><input id="since" name="since" type="datetime-local" required value="${v.recoverSince}"></div>
+<button class="btn" type="submit">복구</button></form>` : ''}
+${v.rows.length === 0 ? html`<p class="card">전송 기록이 없습니다.</p>` : tableRegion('전송 기록', html`<table class="list"><thead><tr><th scope="col">상태</th><th scope="col">종류</th><th scope="col">전송 번호</th><th scope="col">대상</th><th scope="col">시도</th><th scope="col">마지막 시도</th><th scope="col">만든 시각</th></tr></thead>
+<tbody>${v.rows.map((d) => html`<tr><td>${status(d.status)}</td><td><a href="/console/deliveries/${d.id}">${what(d)}</a></td><td><code>${d.number}</code></td><td class="wrap">${d.url}</td><td>${d.attempts}</td><td>${at(d.lastAttemptAt)}</td><td>${at(d.createdAt)}</td></tr>`)}</tbody></table>`)}`;
+}
+
+/** One delivery: the request as sent and every attempt; "send again" for managers and owners. */
+export function deliveryBody(v: { d: DeliveryDetail; canWrite: boolean; csrf: string }): SafeHtml {
+  const d = v.d;
+  return html`<p><a href="/console/deliveries">← 콜백·웹훅</a></p>
+<h1>${what(d)} ${status(d.status)}</h1>
+<section class="card" aria-labelledby="req-title"><h2 id="req-title">보낸 요청</h2>
+<dl class="facts"><dt>전송 번호</dt><dd><code>${d.number}</code></dd><dt>대상</dt><dd class="wrap">${d.url}</dd>
+${d.transSeqNo ? html`<dt>TRANS_SEQNO</dt><dd><code>${d.transSeqNo}</code></dd>` : ''}${d.billId ? html`<dt>청구서</dt><dd><a href="/console/invoices/${d.billId}">${d.billId}</a></dd>` : ''}
+<dt>만든 시각</dt><dd>${at(d.createdAt)}</dd></dl>
+<h3>헤더 (서명 제외)</h3>${tableRegion('헤더', html`<pre class="secret">${Object.entries(d.request.headers).map(([k, val]) => `${k}: ${val}\n`).join('')}</pre>`)}
+<h3>본문</h3>${tableRegion('본문', html`<pre class="secret">${pretty(d.request.body)}</pre>`)}
+${v.canWrite ? html`<form method="post" action="/console/deliveries/${d.id}/redeliver">${csrfField(v.csrf)}<button class="btn" type="submit">지금 다시 보내기</button>
+<p class="muted">같은 전송 번호와 본문으로, 새로 서명해 보냅니다.</p></form>` : ''}
+</section>
+<section aria-labelledby="att-title"><h2 id="att-title">시도 ${d.attemptLog.length}회</h2>
+${d.attemptLog.length === 0 ? html`<p class="card">아직 시도하지 않았습니다.</p>` : tableRegion('시도', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">계기</th><th scope="col">HTTP</th><th scope="col">걸린 시간</th><th scope="col">응답 (앞 2 KB)</th><th scope="col">오류</th></tr></thead>
+<tbody>${d.attemptLog.map((a) => html`<tr><td>${at(a.at)}</td><td>${a.trigger === 'manual' ? '수동' : '예약'}</td><td>${a.statusCode ?? '–'}</td><td>${a.durationMs} ms</td><td class="wrap"><code>${(a.responseBody ?? '').slice(0, 300)}</code></td><td class="wrap">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}
+</section>`;
+}
+
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** The store's webhook endpoints; a new or rotated secret is shown on this answer only. */
+export function endpointsBody(v: { endpoints: EndpointView[]; canWrite: boolean; csrf: string; secret?: { id: string; value: string }; error?: string; events: readonly string[] }): SafeHtml {
+  const post = (id: string, action: string, label: string) => html`<form method="post" action="/console/deliveries/endpoints/${id}/${action}">${csrfField(v.csrf)}<button class="link-btn" type="submit">${label}</button></form>`;
+  return html`<p><a href="/console/deliveries">← 콜백·웹훅</a></p>
+<h1>웹훅 엔드포인트</h1>
+<p class="muted">청구서마다 주는 webhookUrl과 별도로, 상점의 이벤트를 받을 주소입니다. Standard Webhooks 방식(webhook-id, webhook-timestamp, webhook-signature)으로 서명합니다.</p>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${v.secret ? html`<section class="card" aria-labelledby="secret-title"><h2 id="secret-title">서명 시크릿</h2><p>이 시크릿은 지금 한 번만 보입니다. 받는 서버에 저장해 주세요. 교체한 경우 24시간 동안 이전 시크릿의 서명도 함께 붙습니다.</p><code class="secret">${v.secret.value}</code></section>` : ''}
+${v.endpoints.length === 0 ? html`<p class="card">등록한 엔드포인트가 없습니다.</p>` : tableRegion('웹훅 엔드포인트', html`<table class="list"><thead><tr><th scope="col">주소</th><th scope="col">이벤트</th><th scope="col">상태</th>${v.canWrite ? html`<th scope="col">관리</th>` : ''}</tr></thead>
+<tbody>${v.endpoints.map((e) => html`<tr><td class="wrap">${e.url}</td><td>${e.events.map((x) => EVENT_LABEL[x] ?? x).join(', ')}</td>
+<td>${e.enabled ? html`<span class="badge ok">켜짐</span>` : html`<span class="badge bad">꺼짐</span> <span class="muted">${e.disabledReason ?? ''}</span>`}${e.rotating ? html` <span class="muted">(시크릿 교체 중)</span>` : ''}${e.failingSince ? html` <span class="muted">${at(e.failingSince)}부터 실패</span>` : ''}</td>
+${v.canWrite ? html`<td class="actions">${e.enabled ? html`${post(e.id, 'test', '테스트 이벤트')}${post(e.id, 'disable', '끄기')}` : post(e.id, 'enable', '켜기')}${post(e.id, 'rotate', '시크릿 교체')}</td>` : ''}</tr>`)}</tbody></table>`)}
+${v.canWrite ? html`<form method="post" action="/console/deliveries/endpoints" class="card">${csrfField(v.csrf)}
+<h2>엔드포인트 등록</h2>
+<div class="field"><label for="url">주소 (https)</label><input id="url" name="url" type="url" required maxlength="500" placeholder="https://academy.example.com/hooks/sunap"></div>
+<fieldset><legend>받을 이벤트</legend>${v.events.map((x) => html`<label><input type="checkbox" name="events" value="${x}" checked> ${EVENT_LABEL[x] ?? x} <code>${x}</code></label>`)}</fieldset>
+<button class="btn" type="submit">등록</button></form>` : ''}`;
+}

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { forEachEngine, withApp } from '../helpers/app.js';
+import { Receiver, type Received } from '../helpers/receiver.js';
+import { eventually } from '../helpers/wait.js';
+import { newAccount, type Login } from '../invoicing/support.js';
+import { paidInvoice, relogin, settled } from './support.js';
+
+/** What a receiver does with the standardwebhooks package: throws unless one signature verifies. */
+function verify(secret: string, r: Received): unknown {
+  const h = r.headers;
+  return new Webhook(secret).verify(r.raw, { 'webhook-id': String(h['webhook-id']), 'webhook-timestamp': String(h['webhook-timestamp']), 'webhook-signature': String(h['webhook-signature']) });
+}
+
+forEachEngine('webhook endpoints', (engine) => {
+  const t = withApp(engine);
+  let rx: Receiver;
+  beforeEach(async () => { rx = await new Receiver().start(); });
+  afterEach(async () => rx?.close());
+
+  const register = async (a: Login, events: string[], path = '/ep') => {
+    const r = await t.post('/app/v1/webhook-endpoints', { url: `${rx.url}${path}`, events }, a.h);
+    assert.equal(r.status, 200, r.text);
+    return r.body.result_data as { id: string; secret: string };
+  };
+  const endpoint = async (a: Login, id: string) => (await t.get(`/app/v1/webhook-endpoints/${id}`, a.h)).body.result_data;
+
+  test('events reach the endpoints that listen to them, signed the Standard Webhooks way', async () => {
+    const a = await newAccount(t, { points: 10_000 });
+    const ep = await register(a, ['bill.paid', 'payment.approved'], '/all');
+    const other = await register(a, ['payment.canceled'], '/cancels');
+    assert.match(ep.secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal((await t.get('/app/v1/webhook-endpoints', a.h)).body.result_data.some((e: any) => 'secret' in e), false, 'the secret is shown once');
+
+    const { billId, transSeqNo } = await paidInvoice(t, a, `${rx.url}/invoice-hook`);
+    await rx.waitFor(3);
+    await new Promise((r) => setTimeout(r, 200));
+    const toEndpoint = rx.received.filter((x) => x.url === '/all');
+    assert.deepEqual(toEndpoint.map((x) => x.json.event).sort(), ['bill.paid', 'payment.approved']);
+    assert.equal(rx.received.filter((x) => x.url === '/cancels').length, 0, 'not listening to these events');
+    for (const r of toEndpoint) {
+      assert.doesNotThrow(() => verify(ep.secret, r));
+      assert.throws(() => verify(other.secret, r), /signature/i);
+      assert.equal(r.headers['x-service-delivery'], r.headers['webhook-id']);
+      assert.equal(r.headers['x-service-event'], r.json.event);
+      assert.match(String(r.headers['x-service-signature']), /^t=\d+,v1=[0-9a-f]{64}$/);
+      for (const h of ['event', 'delivery', 'signature']) assert.equal(r.headers[`x-caripay-${h}`], r.headers[`x-service-${h}`], `X-CariPay-${h}`);
+    }
+    const paid = toEndpoint.find((x) => x.json.event === 'bill.paid')!;
+    assert.equal(paid.json.billId, billId);
+    assert.equal(toEndpoint.find((x) => x.json.event === 'payment.approved')!.json.transSeqNo, transSeqNo);
+    // The invoice's own webhookUrl gets its bill.paid exactly as before: no Standard Webhooks headers.
+    const own = rx.received.find((x) => x.url === '/invoice-hook')!;
+    assert.equal(own.json.event, 'bill.paid');
+    assert.equal(own.headers['webhook-id'], undefined);
+    // Both are in the delivery log; the endpoint's names its endpoint.
+    const logged = await eventually(async () => {
+      const l = (await t.get(`/app/v1/deliveries?billId=${billId}`, a.h)).body.result_data.deliveries;
+      return l.length === 2 && l.every((d: any) => d.status === 'delivered') ? l : null;
+    }, 'two webhooks of the bill delivered');
+    assert.deepEqual(logged.map((d: any) => d.endpointId).sort(), [ep.id, null].sort());
+    assert.equal(logged.find((d: any) => d.endpointId === ep.id).number, paid.headers['webhook-id']);
+  });
+
+  test('rotation: both secrets sign for 24 hours, then only the new one; a redelivery is signed afresh', async () => {
+    const a = await newAccount(t, { points: 10_000 });
+    const ep = await register(a, ['bill.paid']);
+    const rot = await t.post(`/app/v1/webhook-endpoints/${ep.id}/rotate-secret`, {}, a.h);
+    assert.equal(rot.status, 200);
+    const fresh = rot.body.result_data.secret as string;
+    assert.notEqual(fresh, ep.secret);
+    assert.equal(rot.body.result_data.rotating, true);
+    const test1 = await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h);
+    assert.equal(test1.status, 200, test1.text);
+    await rx.waitFor(1);
+    const r1 = rx.received[0]!;
+    assert.equal(r1.json.event, 'webhook.test');
+    assert.equal(String(r1.headers['webhook-signature']).split(' ').length, 2);
+    assert.doesNotThrow(() => verify(fresh, r1));
+    assert.doesNotThrow(() => verify(ep.secret, r1));
+
+    await t.post('/sandbox/clock', { advanceSeconds: 86_400 + 60 });
+    a.h = await relogin(t, a);
+    assert.equal((await endpoint(a, ep.id)).rotating, false);
+    await t.post(`/app/v1/deliveries/${test1.body.result_data.deliveryId}/redeliver`, {}, a.h);
+    await rx.waitFor(2);
+    const r2 = rx.received[1]!;
+    assert.equal(r2.headers['webhook-id'], r1.headers['webhook-id'], 'same delivery number');
+    assert.equal(String(r2.headers['webhook-signature']).split(' ').length, 1);
+    assert.doesNotThrow(() => verify(fresh, r2));
+    assert.throws(() => verify(ep.secret, r2));
+  });
+
+  test('410 Gone disables the endpoint; a disabled endpoint sends nothing until enabled', async () => {
+    const a = await newAccount(t, { points: 10_000 });
+    const ep = await register(a, ['bill.paid']);
+    rx.script.push(410);
+    const { deliveryId } = (await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h)).body.result_data;
+    await rx.waitFor(1);
+    const e = await eventually(async () => { const x = await endpoint(a, ep.id); return x.enabled ? null : x; }, 'disabled');
+    assert.match(e.disabledReason, /410/);
+    const d = await eventually(async () => { const x = (await t.get(`/app/v1/deliveries/${deliveryId}`, a.h)).body.result_data; return x.status === 'failed' ? x : null; }, 'failed');
+    assert.equal(d.attemptLog.length, 1);
+    assert.equal(d.attemptLog[0].statusCode, 410);
+    const refused = await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h);
+    assert.equal(refused.status, 409);
+    // An invoice paid meanwhile is not delivered to it.
+    await paidInvoice(t, a, `${rx.url}/own`);
+    await rx.waitFor(2);
+    await settled(t);
+    assert.deepEqual(rx.received.map((x) => x.url), ['/ep', '/own']);
+    // Enabled again: deliveries resume.
+    const on = await t.request('PATCH', `/app/v1/webhook-endpoints/${ep.id}`, { enabled: true }, a.h);
+    assert.equal(on.body.result_data.enabled, true);
+    assert.equal((await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h)).status, 200);
+    await rx.waitFor(3);
+  });
+
+  test('Retry-After on 429 is honoured; every attempt failing for 3 days disables the endpoint', async () => {
+    const a = await newAccount(t, { points: 10_000 });
+    const ep = await register(a, ['bill.paid']);
+    rx.defaultStatus = 429;
+    rx.responseHeaders = { 'retry-after': '900' };
+    const { deliveryId } = (await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h)).body.result_data;
+    await rx.waitFor(1);
+    await settled(t);
+    const db = t.app.sunap.database.db;
+    const job = await db.selectFrom('jobs').select('run_at').where('unique_key', '=', `endpoint:${deliveryId}`).executeTakeFirstOrThrow();
+    const wait = Number(job.run_at) - t.app.sunap.clock.nowMs();
+    assert.ok(wait > 800_000 && wait <= 900_000, `next attempt in ${wait} ms, not the schedule's 60 s`);
+    // Not yet at 2 days of failures.
+    rx.responseHeaders = {};
+    rx.defaultStatus = 500;
+    await t.post('/sandbox/clock', { advanceSeconds: 2 * 86_400 });
+    await rx.waitFor(2);
+    await settled(t);
+    a.h = await relogin(t, a);
+    assert.equal((await endpoint(a, ep.id)).enabled, true);
+    assert.ok((await endpoint(a, ep.id)).failingSince);
+    // Another day of failures: disabled.
+    await t.post('/sandbox/clock', { advanceSeconds: 86_400 });
+    await rx.waitFor(3);
+    await settled(t);
+    a.h = await relogin(t, a);
+    const e = await endpoint(a, ep.id);
+    assert.equal(e.enabled, false);
+    assert.match(e.disabledReason, /3 days/);
+  });
+
+  test('another store\'s endpoints answer 404; bad input names the field', async () => {
+    const a = await newAccount(t, { points: 10_000 });
+    const ep = await register(a, ['bill.paid']);
+    const b = await newAccount(t, { storeCode: await t.addStore() });
+    for (const [m, p, body] of [['GET', '', undefined], ['PATCH', '', { enabled: false }], ['DELETE', '', undefined], ['POST', '/rotate-secret', {}], ['POST', '/test', {}]] as const) {
+      const r = await t.request(m, `/app/v1/webhook-endpoints/${ep.id}${p}`, body, b.h);
+      assert.equal(r.status, 404, `${m} ${p}`);
+    }
+    assert.deepEqual((await t.get('/app/v1/webhook-endpoints', b.h)).body.result_data, []);
+    assert.equal((await endpoint(a, ep.id)).enabled, true);
+    for (const [body, field] of [[{ url: 'http://x.example', events: ['bill.paid'] }, 'url'], [{ url: 'https://x.example', events: ['bill.lost'] }, 'events'], [{ url: 'https://x.example', events: [] }, 'events']] as const) {
+      const r = await t.post('/app/v1/webhook-endpoints', body, a.h);
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.match(r.body.result_msg, new RegExp(field));
+    }
+  });
+});
