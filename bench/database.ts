@@ -5,7 +5,8 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseHandle } from '../src/db/index.js';
 import type { InvoiceTable } from '../src/db/schema.js';
-import { createAccount, grantPoints } from '../src/invoicing/accounts.js';
+import { createAccount, grantPoints, THROTTLE_PURGE_JOB } from '../src/invoicing/accounts.js';
+import { PRUNE_JOB } from '../src/jobs/retention.js';
 import { insertInvoices } from '../src/invoicing/repository.js';
 import { recordWebhookEvent } from '../src/invoicing/webhooks.js';
 import type { Engine } from './config.js';
@@ -187,7 +188,7 @@ export async function webhookCounts(db: Kysely<Database>, accountId: string, fro
  * Housekeeping that reschedules itself for later (src/jobs/README.md): always one pending, never
  * a scenario's leftover work.
  */
-const HOUSEKEEPING_JOBS = ['invoicing.throttle-purge', 'jobs.prune-attempts'];
+const HOUSEKEEPING_JOBS = [THROTTLE_PURGE_JOB.kind, PRUNE_JOB.kind];
 
 export async function pendingJobs(db: Kysely<Database>): Promise<Record<string, number>> {
   const rows = await db.selectFrom('jobs').select((eb) => ['kind', eb.fn.countAll<number>().as('n')])

@@ -711,7 +711,7 @@ export interface Pending {
 }
 
 /** Housekeeping that always has its next run pending (src/jobs/README.md): not work left over. */
-const HOUSEKEEPING = [THROTTLE_PURGE_JOB.kind, PRUNE_JOB.kind];
+export const HOUSEKEEPING: string[] = [THROTTLE_PURGE_JOB.kind, PRUNE_JOB.kind];
 
 export async function pending(db: Kysely<Database>): Promise<Pending> {
   const jobs = await db.selectFrom('jobs').select(['run_at', 'lease_until']).where('status', '=', 'PENDING').where('kind', 'not in', HOUSEKEEPING).execute();
