@@ -163,16 +163,16 @@ export async function startCeiling(opts: { root: string; bodyFile: string; logFi
  * The same-stack reference (bench/reference-server.ts) on the target's database: read-only on
  * SQLite, a read-only pool on PostgreSQL. Same malloc setting as the Sunap server.
  */
-export async function startReference(opts: { root: string; databaseUrl: string; secretKey: string; logFile: string }): Promise<Child> {
+export async function startReference(opts: { root: string; databaseUrl: string; secretKey: string; logFile: string; profile?: { dir: string } }): Promise<Child> {
   const port = await freePort();
   return startScript(opts.root, 'reference-server.ts', opts.logFile, port, '/ready', {
     BENCH_REFERENCE_PORT: String(port), BENCH_REFERENCE_DB: opts.databaseUrl, SUNAP_SECRET_KEY: opts.secretKey,
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-  });
+  }, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile.dir}`] : []);
 }
 
-async function startScript(root: string, script: string, logFile: string, port: number, readyPath: string, env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'bench', script)], {
+async function startScript(root: string, script: string, logFile: string, port: number, readyPath: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'bench', script)], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: childEnv(env),

@@ -116,7 +116,9 @@ async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, su
   const row: Row = { target: t.engine, key: 'reference', label: labelOf('reference', cfg), status: 'ok' };
   let child: Child;
   try {
-    child = await startReference({ root: cfg.root, databaseUrl, secretKey: SECRET_KEY, logFile: join(cfg.outDir, `${t.engine}-reference.log`) });
+    const profile = cfg.profileDir ? { dir: join(cfg.profileDir, `${t.engine}-reference`) } : undefined;
+    if (profile) out.profiles.push(profile.dir);
+    child = await startReference({ root: cfg.root, databaseUrl, secretKey: SECRET_KEY, logFile: join(cfg.outDir, `${t.engine}-reference.log`), profile });
   } catch (err) {
     return Object.assign(row, { status: 'error' as const, error: `the reference did not start: ${(err as Error).message}` });
   }
