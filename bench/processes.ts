@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { childEnv, freePort } from '../test/helpers/process.js';
 
@@ -67,7 +67,18 @@ export interface Child {
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function track(proc: ChildProcess, logFile: string, port: number): Child {
+/**
+ * The child's stdout (a server's JSON log lines, thousands a second at the info level) goes
+ * straight into its log file: piping it through this process would spend the load
+ * generator's CPU on reading and writing the server's logs. stderr (start-up failures, crashes)
+ * comes through a pipe, kept for tail().
+ */
+function logFd(logFile: string): number {
+  return openSync(logFile, 'a');
+}
+
+function track(proc: ChildProcess, logFile: string, port: number, fd: number): Child {
+  closeSync(fd); // the child holds its own copy
   const log = createWriteStream(logFile, { flags: 'a' });
   const lines: string[] = [];
   const keep = (chunk: Buffer) => {
@@ -75,13 +86,25 @@ function track(proc: ChildProcess, logFile: string, port: number): Child {
     for (const l of chunk.toString().split('\n')) if (l.trim()) lines.push(l);
     if (lines.length > 40) lines.splice(0, lines.length - 40);
   };
-  proc.stdout?.on('data', keep);
   proc.stderr?.on('data', keep);
+  /** The last lines of the log file (stdout and stderr as written), read when asked. */
+  const fileTail = () => {
+    try {
+      const size = statSync(logFile).size;
+      const fdr = openSync(logFile, 'r');
+      const buf = Buffer.alloc(Math.min(size, 8192));
+      readSync(fdr, buf, 0, buf.length, size - buf.length);
+      closeSync(fdr);
+      return buf.toString().split('\n').filter((l) => l.trim()).slice(-15);
+    } catch {
+      return lines.slice(-15);
+    }
+  };
   let resolveExit!: (v: { code: number | null; signal: NodeJS.Signals | null }) => void;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => (resolveExit = r));
   const child: Child = {
     proc, pid: proc.pid!, port, url: `http://127.0.0.1:${port}`, exit: null,
-    tail: () => lines.slice(-15).join('\n'),
+    tail: () => fileTail().join('\n'),
     async stop() {
       if (child.exit) return child.exit;
       proc.kill('SIGTERM');
@@ -130,11 +153,12 @@ export async function startSunap(opts: {
     ...(opts.memProbe ? ['--import', join(opts.root, 'bench', 'mem-probe.mjs')] : []),
     join(opts.root, 'bin', 'sunap.js'), 'serve',
   ];
+  const fd = logFd(opts.logFile);
   const proc = spawn(process.execPath, args, {
     cwd: opts.root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, 'pipe'],
     env: childEnv({
-      DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: '127.0.0.1', SUNAP_SECRET_KEY: opts.secretKey, LOG_LEVEL: 'warn',
+      DATABASE_URL: opts.databaseUrl, PORT: String(port), HOST: '127.0.0.1', SUNAP_SECRET_KEY: opts.secretKey, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`,
       // The webhook receiver's certificate comes from a CA made for the run.
       NODE_EXTRA_CA_CERTS: opts.caFile,
@@ -143,7 +167,7 @@ export async function startSunap(opts: {
       ...(opts.memProbe ? { BENCH_MEM_PROBE: opts.memProbe } : {}),
     }),
   });
-  const child = track(proc, opts.logFile, port);
+  const child = track(proc, opts.logFile, port, fd);
   try {
     await waitReady(child, '/readyz');
   } catch (err) {
@@ -172,12 +196,13 @@ export async function startReference(opts: { root: string; databaseUrl: string; 
 }
 
 async function startScript(root: string, script: string, logFile: string, port: number, readyPath: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const fd = logFd(logFile);
   const proc = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(root, 'bench', script)], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', fd, 'pipe'],
     env: childEnv(env),
   });
-  const child = track(proc, logFile, port);
+  const child = track(proc, logFile, port, fd);
   try {
     await waitReady(child, readyPath);
   } catch (err) {

@@ -1,5 +1,5 @@
 // Summarizes a V8 .cpuprofile (from `node --cpu-prof`): self time by function and by module.
-//   node --import tsx bench/profile-summary.ts FILE.cpuprofile|DIR [--top 30]
+//   node --import tsx bench/profile-summary.ts FILE.cpuprofile|DIR [--top 30] [--inclusive REGEX]
 // A directory (one server process under --cpu-prof) holds a profile per thread; the main
 // thread's is the one with the most busy time, and only that one is summarized.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -31,7 +31,7 @@ export function moduleOf(url: string, fn: string): string {
   return path;
 }
 
-export function summarize(p: Profile) {
+export function summarize(p: Profile, match: RegExp = /\/(src|dist)\//) {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
   // timeDeltas[i] is the gap before samples[i]; sample i lasts until the next one.
@@ -67,7 +67,7 @@ export function summarize(p: Profile) {
   };
   const own = new Map<string, number>();
   for (const n of p.nodes) {
-    if (!n.callFrame.url.includes('/src/')) continue;
+    if (!match.test(n.callFrame.url)) continue;
     const key = keyOf(n);
     let up = parentOf.get(n.id);
     let nested = false;
@@ -88,7 +88,10 @@ function main(): void {
   const args = process.argv.slice(2);
   const topAt = args.indexOf('--top');
   const top = topAt >= 0 ? Number(args[topAt + 1]) : 30;
-  const files = args.filter((a, i) => !a.startsWith('--') && (topAt < 0 || i !== topAt + 1));
+  const matchAt = args.indexOf('--inclusive');
+  // --inclusive REGEX: the inclusive table for the functions whose file matches (default: the project's own, src/ or dist/).
+  const match = matchAt >= 0 ? new RegExp(args[matchAt + 1]!) : undefined;
+  const files = args.filter((a, i) => !a.startsWith('--') && (topAt < 0 || i !== topAt + 1) && (matchAt < 0 || i !== matchAt + 1));
   if (files.length === 0) {
     process.stderr.write('usage: node --import tsx bench/profile-summary.ts FILE.cpuprofile [--top N]\n');
     process.exit(64);
@@ -98,7 +101,7 @@ function main(): void {
       ? readdirSync(arg).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(arg, f))
       : [arg];
     const busyOf = (x: ReturnType<typeof summarize>) => x.totalMs * 1000 - (x.modules.find(([m]) => m === '(idle)')?.[1] ?? 0);
-    const all = candidates.map((file) => ({ file, s: summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile) }))
+    const all = candidates.map((file) => ({ file, s: summarize(JSON.parse(readFileSync(file, 'utf8')) as Profile, match) }))
       .sort((a, b) => busyOf(b.s) - busyOf(a.s));
     if (all.length === 0) {
       process.stderr.write(`${arg}: no .cpuprofile\n`);
@@ -113,7 +116,7 @@ function main(): void {
     for (const [m, us] of s.modules.filter(([m]) => m !== '(idle)').slice(0, 20)) process.stdout.write(`  ${ms(us)} ${pct(us)}  ${m}\n`);
     process.stdout.write(`\n  top ${top} functions by self time\n`);
     for (const [f, us] of s.functions.filter(([f]) => !f.startsWith('(idle)')).slice(0, top)) process.stdout.write(`  ${ms(us)} ${pct(us)}  ${f}\n`);
-    process.stdout.write(`\n  top ${Math.min(top, 20)} src/ functions by inclusive time (self + what they call synchronously)\n`);
+    process.stdout.write(`\n  top ${Math.min(top, 20)} project functions by inclusive time (self + what they call synchronously)\n`);
     for (const [f, us] of s.projectInclusive.slice(0, Math.min(top, 20))) process.stdout.write(`  ${ms(us)} ${pct(us)}  ${f}\n`);
   }
 }

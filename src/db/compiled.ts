@@ -16,7 +16,16 @@ const placeholder = (i: number) => `\u0000sunap-arg-${i}\u0000`;
  * where, set, values), never to choose the shape of the query: a branch on an argument would
  * be decided once, by a placeholder. Any other parameter is a constant of the query.
  */
-export function compiledOnce<A extends unknown[], Row>(build: (db: Db, ...args: A) => Compilable<Row>) {
+/**
+ * SQL texts PostgreSQL should keep as named prepared statements, by text: src/db/index.ts sends
+ * them with their name, so each pooled connection parses and plans them once instead of on
+ * every call. Only queries that name their columns belong here: a prepared `select *` fails
+ * with "cached plan must not change result type" once a migration adds a column under a
+ * running instance.
+ */
+export const preparedStatements = new Map<string, string>();
+
+export function compiledOnce<A extends unknown[], Row>(build: (db: Db, ...args: A) => Compilable<Row>, opts: { prepareAs?: string } = {}) {
   // Per adapter: SQLite and PostgreSQL compile to different SQL ("?" vs "$1").
   const byAdapter = new WeakMap<object, { sql: string; slots: (number | { value: unknown })[] }>();
   return async (db: Db, ...args: A): Promise<Row[]> => {
@@ -33,6 +42,7 @@ export function compiledOnce<A extends unknown[], Row>(build: (db: Db, ...args: 
       if (used.size !== args.length) throw new Error(`compiledOnce: ${args.length - used.size} argument(s) are not query parameters`);
       compiled = { sql: first.sql, slots };
       byAdapter.set(adapter, compiled);
+      if (opts.prepareAs) preparedStatements.set(first.sql, `sunap_${opts.prepareAs}`);
     }
     const parameters = compiled.slots.map((s) => (typeof s === 'number' ? args[s] : s.value));
     const result = await db.executeQuery<Row>(CompiledQuery.raw(compiled.sql, parameters));

@@ -3,6 +3,7 @@ import { CompiledQuery, Kysely, Migrator, PostgresDialect, SqliteDialect, Sqlite
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
+import { preparedStatements } from './compiled.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 
@@ -112,6 +113,20 @@ function keepPrivate(path: string): void {
   }
 }
 
+/**
+ * Kysely sends every query unnamed, so PostgreSQL parses and plans it on every call. The hot
+ * lookups registered in `preparedStatements` (src/db/compiled.ts) go out as named statements
+ * instead: parsed and planned once per connection (searchPayment, every waiting customer's
+ * poll). Everything else is sent as before.
+ */
+function usePreparedStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    const name = typeof text === 'string' ? preparedStatements.get(text) : undefined;
+    return name && callback === undefined ? query({ name, text, values }) : query(text, values, callback);
+  };
+}
+
 export function openDatabase(databaseUrl: string, opts: { poolSize?: number } = {}): DatabaseHandle {
   if (databaseUrl.startsWith('sqlite:')) {
     const path = databaseUrl.slice('sqlite:'.length);
@@ -134,7 +149,10 @@ export function openDatabase(databaseUrl: string, opts: { poolSize?: number } = 
   // Nor one that is checked out: pg emits 'error' on the client as well as failing its query,
   // and the pool listens only while the client is idle. The failed query reports the loss;
   // the pool drops the broken client when it is released.
-  pool.on('connect', (client) => client.on('error', () => {}));
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+    usePreparedStatements(client);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', close: () => db.destroy() };
 }

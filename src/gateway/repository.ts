@@ -53,37 +53,71 @@ export async function findStoreByCode(db: Db, storeCode: string): Promise<Store 
   return db.selectFrom('stores').selectAll().where('code', '=', storeCode).executeTakeFirst();
 }
 
+/** What every signed-call lookup gives: the store, the keys that may sign now, and the payment if any. */
+export interface SignedLookup<P> {
+  store: Store;
+  keys: string[];
+  payment: P | undefined;
+}
+
+const STORE_FOR_SIGNING = ['stores.code as s_code', 'stores.platform_code as s_platform_code', 'stores.name as s_name', 'stores.ceo_name as s_ceo_name',
+  'stores.biz_reg_num as s_biz_reg_num', 'stores.tel as s_tel', 'stores.cat_enabled as s_cat_enabled', 'stores.created_at as s_created_at',
+  'platform_keys.key_sealed as s_key_sealed'] as const;
+
 /**
  * Every signed call starts here, in one round trip: the store of the platform, the platform's
  * keys that may sign now (the current one, and a rotated one still inside its grace), and the
  * store's payment with the call's TRANS_SEQNO when there is one. The caller checks the
  * signature before it uses the payment.
  */
-const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) => db.selectFrom('stores')
+const signingJoin = (db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) => db.selectFrom('stores')
   .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
     .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
   .leftJoin('payments', (join) => join.onRef('payments.platform_code', '=', 'stores.platform_code')
     .onRef('payments.store_code', '=', 'stores.code').on('payments.trans_seqno', '=', transSeqNo))
-  .selectAll('payments')
-  .select(['stores.code as s_code', 'stores.platform_code as s_platform_code', 'stores.name as s_name', 'stores.ceo_name as s_ceo_name',
-    'stores.biz_reg_num as s_biz_reg_num', 'stores.tel as s_tel', 'stores.cat_enabled as s_cat_enabled', 'stores.created_at as s_created_at',
-    'platform_keys.key_sealed as s_key_sealed'])
-  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode));
+  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode);
 
-export async function findStorePaymentForSigning(db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string): Promise<{ store: Store; keys: string[]; payment: Payment | undefined } | undefined> {
-  const rows = await storePaymentForSigning(db, platformCode, storeCode, now, transSeqNo);
+const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) =>
+  signingJoin(db, platformCode, storeCode, now, transSeqNo).selectAll('payments').select(STORE_FOR_SIGNING));
+
+/** The columns searchPayment's record shows (src/gateway/views.ts), and no more. */
+export const PAYMENT_VIEW_COLUMNS = ['trans_seqno', 'state', 'mobile_no', 'approval_at', 'amount', 'supply_amount', 'tax_charge', 'approval_number',
+  'installment_month', 'issuer_name', 'accepter_name', 'method_name', 'cancel_at', 'cancel_reason', 'cancel_amount', 'pay_path'] as const;
+export type PaymentView = Pick<Payment, (typeof PAYMENT_VIEW_COLUMNS)[number]>;
+
+// searchPayment, the call every waiting customer's screen repeats, reads only what it shows:
+// each column better-sqlite3 turns into a JavaScript value costs, and a payment has ~40.
+const storePaymentViewForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) =>
+  signingJoin(db, platformCode, storeCode, now, transSeqNo).select(PAYMENT_VIEW_COLUMNS.map((c) => `payments.${c}` as const)).select(STORE_FOR_SIGNING),
+{ prepareAs: 'payment_view_for_signing' });
+
+type SigningRow = { [K in (typeof STORE_FOR_SIGNING)[number] as K extends `${string} as ${infer A}` ? A : never]: unknown };
+
+function signedLookup<P>(rows: readonly SigningRow[], payment: (first: SigningRow) => P | undefined): SignedLookup<P> | undefined {
   const first = rows[0];
   if (!first) return undefined;
   return {
     store: {
       code: first.s_code, platform_code: first.s_platform_code, name: first.s_name, ceo_name: first.s_ceo_name,
       biz_reg_num: first.s_biz_reg_num, tel: first.s_tel, cat_enabled: first.s_cat_enabled, created_at: first.s_created_at,
-    },
-    keys: rows.flatMap((r) => (r.s_key_sealed === null ? [] : [r.s_key_sealed])),
-    // The row itself, its s_* columns left on: copying ~40 columns out with a rest pattern was
-    // 8% of a searchPayment's CPU. Callers read payments field by field and never serialize them whole.
-    payment: first.id === null ? undefined : (first as unknown as Payment),
+    } as Store,
+    keys: rows.flatMap((r) => (r.s_key_sealed === null ? [] : [r.s_key_sealed as string])),
+    payment: payment(first),
   };
+}
+
+export async function findStorePaymentForSigning(db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string): Promise<SignedLookup<Payment> | undefined> {
+  const rows = await storePaymentForSigning(db, platformCode, storeCode, now, transSeqNo);
+  // The row itself, its s_* columns left on: copying ~40 columns out with a rest pattern was
+  // 8% of a searchPayment's CPU. Callers read payments field by field and never serialize them whole.
+  return signedLookup(rows, (first) => ((first as unknown as Payment).id === null ? undefined : (first as unknown as Payment)));
+}
+
+/** As findStorePaymentForSigning, with only the payment's PAYMENT_VIEW_COLUMNS (searchPayment). */
+export async function findStorePaymentViewForSigning(db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string): Promise<SignedLookup<PaymentView> | undefined> {
+  const rows = await storePaymentViewForSigning(db, platformCode, storeCode, now, transSeqNo);
+  // trans_seqno is NOT NULL in payments: null here is the left join finding no payment.
+  return signedLookup(rows, (first) => ((first as unknown as PaymentView).trans_seqno === null ? undefined : (first as unknown as PaymentView)));
 }
 
 // ---- payments ------------------------------------------------------------------------------

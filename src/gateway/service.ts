@@ -17,7 +17,7 @@ import { reconcile, reconcileAll, staleAttemptMs } from './reconcile.js';
 import * as repo from './repository.js';
 import type { Payment, Store } from './repository.js';
 import { CancelPaymentBody, RequestPaymentBody, type Item } from './schemas.js';
-import { verifySignedCall } from './signing.js';
+import { verifySignedCall, type SigningDeps } from './signing.js';
 import { paymentRecord } from './views.js';
 
 export interface PaymentInput {
@@ -107,8 +107,13 @@ export class GatewayService {
 
   // ---- signed operations ---------------------------------------------------------------
 
+  private signingDeps?: SigningDeps;
+  private get signing(): SigningDeps {
+    return (this.signingDeps ??= { box: this.deps.box, wallNowMs: Date.now, nowMs: () => this.deps.clock.nowMs(), maxSkewSeconds: this.deps.signMaxSkewSeconds });
+  }
+
   private verify(body: Record<string, unknown>) {
-    return verifySignedCall(this.db, { box: this.deps.box, wallNowMs: Date.now, nowMs: () => this.deps.clock.nowMs(), maxSkewSeconds: this.deps.signMaxSkewSeconds }, body);
+    return verifySignedCall(this.db, this.signing, body);
   }
 
   async requestPayment(raw: Record<string, unknown>): Promise<{ REDIRECT_URL: string }> {
@@ -163,7 +168,7 @@ export class GatewayService {
   }
 
   async searchPayment(raw: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { store, payment } = await this.verify(dropNulls(raw) as Record<string, unknown>);
+    const { store, payment } = await verifySignedCall(this.db, this.signing, dropNulls(raw) as Record<string, unknown>, repo.findStorePaymentViewForSigning);
     if (!payment) throw new GatewayError(C.NOT_FOUND_SEARCH, 'TRANS_SEQNO: no such transaction');
     return paymentRecord(payment, store);
   }

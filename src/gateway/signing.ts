@@ -26,22 +26,26 @@ export interface SigningDeps {
   maxSkewSeconds: number;
 }
 
-export interface SignedCall {
+export interface SignedCall<P = Payment> {
   store: Store;
   /** The store's payment with the call's TRANS_SEQNO, read in the same query, if there is one. */
-  payment: Payment | undefined;
+  payment: P | undefined;
 }
+
+/** The one query behind a signed call; searchPayment passes one that reads fewer payment columns. */
+export type SigningLookup<P> = (db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) => Promise<repo.SignedLookup<P> | undefined>;
 
 const signingCheck = checker(SigningFields);
 
-export async function verifySignedCall(db: Db, deps: SigningDeps, body: Record<string, unknown>): Promise<SignedCall> {
+export async function verifySignedCall<P = Payment>(db: Db, deps: SigningDeps, body: Record<string, unknown>,
+  lookup: SigningLookup<P> = repo.findStorePaymentForSigning as unknown as SigningLookup<P>): Promise<SignedCall<P>> {
   const err = signingCheck.firstError(body);
   if (err) throw new GatewayError(C.VALIDATION, err);
   const b = body as { TRANS_SEQNO: string; PLATFORM_CODE: string; STORE_CODE: string; TRANS_AT: string; API_SIGN: string };
   const transAt = parseKstCompact(b.TRANS_AT);
   if (transAt === null) throw new GatewayError(C.VALIDATION, 'TRANS_AT: is not a real date and time');
   const now = deps.nowMs();
-  const found = await repo.findStorePaymentForSigning(db, b.PLATFORM_CODE, b.STORE_CODE, now, b.TRANS_SEQNO);
+  const found = await lookup(db, b.PLATFORM_CODE, b.STORE_CODE, now, b.TRANS_SEQNO);
   if (!found) throw new GatewayError(C.STORE, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
   const expected = (sealed: string) => apiSign(b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE, b.TRANS_AT, deps.box.open(sealed));
   if (!found.keys.some((sealed) => hexEqual(expected(sealed), b.API_SIGN))) {

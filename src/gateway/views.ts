@@ -1,8 +1,8 @@
 import { kstCompact } from '../platform/kst.js';
-import type { Payment, Store } from './repository.js';
+import type { Payment, PaymentView, Store } from './repository.js';
 
 /** searchPayment's record (docs/reference.md, "Gateway RESULT_CODE values"). */
-export function paymentRecord(p: Payment, store: Store): Record<string, unknown> {
+export function paymentRecord(p: PaymentView, store: Pick<Store, 'name' | 'ceo_name' | 'biz_reg_num' | 'tel'>): Record<string, unknown> {
   return {
     TRANS_SEQNO: p.trans_seqno,
     APPROVE_STATUS: p.state,

@@ -54,12 +54,22 @@ export function kstMonthRange(month: string): [number, number] {
 
 /** Parses yyyyMMddHHmmss (KST) to epoch milliseconds; null when it is not a real moment. */
 export function parseKstCompact(s: string): number | null {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(s);
-  if (!m) return null;
-  const [y, mo, d, h, mi, se] = m.slice(1).map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(y, mo - 1, d, h, mi, se);
-  const back = new Date(ms);
+  // Digit by digit rather than a regex with six groups: every signed gateway call parses one.
+  if (s.length !== 14) return null;
+  const at = (i: number, w: number) => {
+    let v = 0;
+    for (let k = i; k < i + w; k++) {
+      const c = s.charCodeAt(k) - 48;
+      if (c < 0 || c > 9) return -1;
+      v = v * 10 + c;
+    }
+    return v;
+  };
+  const y = at(0, 4), mo = at(4, 2), d = at(6, 2), h = at(8, 2), mi = at(10, 2), se = at(12, 2);
+  if (y < 0 || mo < 0 || d < 0 || h < 0 || mi < 0 || se < 0) return null;
+  const n = Date.UTC(y, mo - 1, d, h, mi, se);
+  const back = new Date(n);
   if (back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return null;
-  return ms - KST_OFFSET_MS;
+  return n - KST_OFFSET_MS;
 }
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { compiledOnce } from '../../src/db/compiled.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { forEachEngine } from '../helpers/app.js';
@@ -58,6 +59,31 @@ forEachEngine('database access', (engine) => {
   test('compiledOnce refuses a query that ignores an argument (it would run with a stale value)', async () => {
     const ignores = compiledOnce((db, _code: string) => db.selectFrom('platforms').select('code'));
     await assert.rejects(ignores(store.db, 'P1'), /1 argument\(s\) are not query parameters/);
+  });
+
+  test('compiledOnce with prepareAs: right answers for each call; other queries are not prepared', async () => {
+    const prepared = compiledOnce((db, code: string) => db.selectFrom('platforms').select(['code', 'name']).where('code', '=', code), { prepareAs: 'test_platform_by_code' });
+    // One pooled connection, so the session asked below is the one that ran the queries.
+    const database = await createTestDatabase(engine);
+    const one = openDatabase(database.url, { poolSize: 1 });
+    try {
+      await migrate(one.db);
+      await one.db.insertInto('platforms').values([{ code: 'A1', name: 'a', created_at: now }, { code: 'B1', name: 'b', created_at: now }]).execute();
+      assert.deepEqual(await prepared(one.db, 'A1'), [{ code: 'A1', name: 'a' }]);
+      assert.deepEqual(await prepared(one.db, 'B1'), [{ code: 'B1', name: 'b' }]);
+      assert.deepEqual(await prepared(one.db, 'C1'), []);
+      await one.db.selectFrom('platforms').select('code').where('code', '=', 'A1').execute();
+      if (engine === 'postgres') {
+        const names = (await sql<{ name: string }>`select name from pg_prepared_statements order by name`.execute(one.db)).rows.map((r) => r.name);
+        assert.deepEqual(names, ['sunap_test_platform_by_code'], 'the registered query is prepared, once; the unregistered one is not');
+        // A column added under a running instance (a migration of a rolling upgrade) leaves the named-column statement working.
+        await sql`alter table platforms add column extra text`.execute(one.db);
+        assert.deepEqual(await prepared(one.db, 'B1'), [{ code: 'B1', name: 'b' }]);
+      }
+    } finally {
+      await one.close();
+      await database.drop();
+    }
   });
 
   if (engine === 'sqlite') {

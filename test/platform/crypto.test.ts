@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { apiSign, hashPassword, hexEqual, hmacToken, randomToken, SecretBox, sha256Hex, tokenEqual, verifyPassword, webhookSignature } from '../../src/platform/crypto.js';
 import { kstCompact, parseKstCompact } from '../../src/platform/kst.js';
 
@@ -47,6 +48,16 @@ test('KST time format round trip', () => {
   assert.equal(parseKstCompact('20260819120000'), ms);
   assert.equal(parseKstCompact('20261319120000'), null);
   assert.equal(parseKstCompact('20260230120000'), null);
+  // Each field at its edge: the last valid value, then one past it.
+  assert.equal(parseKstCompact('20261231235959'), Date.UTC(2026, 11, 31, 14, 59, 59));
+  for (const bad of ['20261231245959', '20261231236059', '20261231235960', '20260229120000', '20261200120000', '20260100120000']) assert.equal(parseKstCompact(bad), null, bad);
+  assert.equal(parseKstCompact('20280229120000'), Date.UTC(2028, 1, 29, 3), 'a leap day');
+  // Exactly 14 ASCII digits: shorter, longer, a sign, a space, a non-ASCII digit.
+  for (const bad of ['2026081912000', '202608191200000', '+2026081912000', '2026081912000 ', '2026081912000٠', '2026-8-1912000']) assert.equal(parseKstCompact(bad), null, bad);
+});
+
+test('parseKstCompact reads back every second kstCompact writes', () => {
+  fc.assert(fc.property(fc.integer({ min: 0, max: 4_000_000_000 }), (s) => parseKstCompact(kstCompact(s * 1000)) === s * 1000));
 });
 
 test('API_SIGN: every character of every field counts; the fields join with no separator', () => {

@@ -399,7 +399,7 @@ forEachEngine('hostile callers', (engine) => {
       await until('logs', async () => t.logs.length > 0);
       const logs = t.logs.join('');
       assert.ok(logs.length > 1000, 'the flow did log');
-      assert.ok(/incoming request/.test(logs), 'request logs are in');
+      assert.ok(/"msg":"request completed"/.test(logs) && /"url":"\/api\/requestPayment"/.test(logs), 'request logs are in, with the path asked');
       for (const [name, value] of Object.entries(secrets)) {
         assert.ok(value.length >= 5, name);
         // Whole values only: a birth date's six digits can occur inside an epoch timestamp by chance.
