@@ -66,9 +66,17 @@ forEachEngine('compat: a first integration', (engine) => {
     const b = paymentBody();
     assert.equal(rd(await t.gw('requestPayment', { ...b, API_SIGN: 'a'.repeat(64) })).RESULT_CODE, '3001');
     assert.equal(rd(await t.gw('requestPayment', b)).RESULT_CODE, '0000');
-    const lines = t.logs.slice(before).map((l) => JSON.parse(l) as { msg: string; res?: { statusCode: number; resultCode?: string } });
-    const done = lines.filter((l) => l.msg === 'request completed');
-    assert.deepEqual(done.map((l) => l.res), [{ statusCode: 200, resultCode: '3001' }, { statusCode: 200, resultCode: '0000' }]);
+    const lines = t.logs.slice(before).map((l) => JSON.parse(l) as { msg: string; reqId?: string; req?: { method: string; url: string; id: string }; res?: { statusCode: number; resultCode?: string }; responseTime?: number });
+    // One line per request, written when it is answered.
+    assert.deepEqual(lines.map((l) => l.msg), ['request completed', 'request completed']);
+    assert.deepEqual(lines.map((l) => l.res), [{ statusCode: 200, resultCode: '3001' }, { statusCode: 200, resultCode: '0000' }]);
+    for (const l of lines) {
+      assert.equal(l.req?.method, 'POST');
+      assert.equal(l.req?.url, '/api/requestPayment');
+      assert.equal(l.reqId, l.req?.id);
+      assert.ok(typeof l.responseTime === 'number' && l.responseTime >= 0, 'responseTime in ms');
+    }
+    assert.notEqual(lines[0]!.reqId, lines[1]!.reqId);
     const text = t.logs.slice(before).join('');
     assert.ok(!text.includes(t.apiKey), 'no API key');
     assert.ok(!text.includes('a'.repeat(64)), 'no API_SIGN');
