@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 
 /** Every scenario, in the order a run performs them. */
 export const SCENARIOS = [
-  'ceiling', 'reference', 'searchPayment', 'requestPayment', 'createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks',
+  'ceiling', 'floor', 'reference', 'searchPayment', 'requestPayment', 'createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks',
   'consolePaymentsSmall', 'consolePaymentsLarge', 'consolePaymentSearchSmall', 'consolePaymentSearchLarge',
   'consoleInvoicesSmall', 'consoleInvoicesLarge', 'consoleInvoiceSearchSmall', 'consoleInvoiceSearchLarge',
 ] as const;

@@ -183,6 +183,12 @@ export async function startCeiling(opts: { root: string; bodyFile: string; logFi
   return startScript(opts.root, 'ceiling-server.ts', opts.logFile, port, '/ready', { BENCH_CEILING_PORT: String(port), BENCH_CEILING_BODY: opts.bodyFile });
 }
 
+/** The stack's floor (bench/floor-server.ts): Fastify and the security headers, the ceiling's body. */
+export async function startFloor(opts: { root: string; bodyFile: string; logFile: string }): Promise<Child> {
+  const port = await freePort();
+  return startScript(opts.root, 'floor-server.ts', opts.logFile, port, '/ready', { BENCH_FLOOR_PORT: String(port), BENCH_CEILING_BODY: opts.bodyFile, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' });
+}
+
 /**
  * The same-stack reference (bench/reference-server.ts) on the target's database: read-only on
  * SQLite, a read-only pool on PostgreSQL. Same malloc setting as the Sunap server.

@@ -2,7 +2,7 @@ import type { BenchConfig, Engine, ScenarioKey } from './config.js';
 import { CONSOLE_PAIRS } from './console.js';
 
 export interface Row {
-  target: Engine | 'node:http';
+  target: Engine | 'node:http' | 'fastify';
   key: ScenarioKey;
   label: string;
   status: 'ok' | 'error' | 'skipped';

@@ -15,7 +15,7 @@ import {
 } from './database.js';
 import { call } from './http.js';
 import { loadProblem, runLoad } from './load.js';
-import { cli, RssSampler, startCeiling, startReference, startSunap, type Child } from './processes.js';
+import { cli, RssSampler, startCeiling, startFloor, startReference, startSunap, type Child } from './processes.js';
 import { BenchReceiver, ensureTls } from './receiver.js';
 import { CONSOLE_LISTS, consoleSignIn, seedPayments } from './console.js';
 import { checkTargets, keyPaths, notes, relateToReference, table, targetTable, type Row } from './report.js';
@@ -83,26 +83,32 @@ interface RunState {
   ceilingDone: boolean;
 }
 
-async function runCeiling(cfg: BenchConfig, body: string, state: RunState): Promise<Row> {
+async function runCeiling(cfg: BenchConfig, body: string, state: RunState, key: 'ceiling' | 'floor' = 'ceiling'): Promise<Row> {
   const bodyFile = join(cfg.outDir, 'ceiling-body.json');
   writeFileSync(bodyFile, body);
-  const child = await startCeiling({ root: cfg.root, bodyFile, logFile: join(cfg.outDir, 'ceiling.log') });
+  const child = key === 'ceiling'
+    ? await startCeiling({ root: cfg.root, bodyFile, logFile: join(cfg.outDir, 'ceiling.log') })
+    : await startFloor({ root: cfg.root, bodyFile, logFile: join(cfg.outDir, 'floor.log') });
   const rss = new RssSampler(child.pid).start();
-  const row: Row = { target: 'node:http', key: 'ceiling', label: labelOf('ceiling', cfg), status: 'ok' };
+  const row: Row = { target: key === 'ceiling' ? 'node:http' : 'fastify', key, label: labelOf(key, cfg), status: 'ok' };
   try {
     const load = await runLoad({
       url: child.url, method: 'POST', path: '/api/searchPayment', body: '{"TRANS_SEQNO":"x"}', verify: (b) => b.length === Buffer.byteLength(body) || b === body,
       connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
     });
-    Object.assign(row, { rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, statusCodes: load.statusCodes, warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest, vsCeiling: 1, note: `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` });
+    Object.assign(row, {
+      rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, statusCodes: load.statusCodes, warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest,
+      vsCeiling: key === 'ceiling' ? 1 : state.ceilingRps ? load.rps / state.ceilingRps : undefined,
+      note: key === 'ceiling' ? `${Buffer.byteLength(body)}-byte body, the size of the searchPayment answer` : 'Fastify 5 and Sunap\'s security headers answering the ceiling\'s body: what any production route costs before its own work',
+    });
     const problem = loadProblem(load);
     if (problem) Object.assign(row, { status: 'error', error: problem });
-    else state.ceilingRps = load.rps;
+    else if (key === 'ceiling') state.ceilingRps = load.rps;
   } finally {
     row.peakRssMB = rss.stop() / MB;
     await child.stop();
   }
-  state.ceilingDone = true;
+  if (key === 'ceiling') state.ceilingDone = true;
   return row;
 }
 
@@ -273,11 +279,15 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
       log('ceiling: bare node:http with a body of the searchPayment answer size');
       if (cfg.profileDir) await stopServer();
       out.rows.push(await runCeiling(cfg, search.text, state));
+      if (cfg.scenarios.has('floor')) {
+        log('floor: Fastify and the security headers with the same body');
+        out.rows.push(await runCeiling(cfg, search.text, state, 'floor'));
+      }
     }
     if (cfg.profileDir) await stopServer();
 
     for (const key of SCENARIOS) {
-      if (key === 'ceiling' || !cfg.scenarios.has(key)) continue;
+      if (key === 'ceiling' || key === 'floor' || !cfg.scenarios.has(key)) continue;
       if (key === 'reference') {
         // Right before searchPayment, on the same database and with the same body.
         log(`${engine}: ${labelOf(key, cfg)}`);
@@ -385,8 +395,9 @@ async function main(): Promise<number> {
   } finally {
     await receiver.close();
   }
-  // The ceiling row first.
-  rows.sort((a, b) => (a.target === 'node:http' ? -1 : b.target === 'node:http' ? 1 : 0));
+  // The ceiling row first, then the floor.
+  const rank = (r: Row) => (r.target === 'node:http' ? 0 : r.target === 'fastify' ? 1 : 2);
+  rows.sort((a, b) => rank(a) - rank(b));
   relateToReference(rows);
   const checks = checkTargets(rows, cfg);
   const md = [

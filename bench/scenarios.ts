@@ -155,6 +155,7 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
   const n = (x: number) => x.toLocaleString('en-US');
   switch (key) {
     case 'ceiling': return 'ceiling (bare node:http)';
+    case 'floor': return 'floor (Fastify + security headers, no work)';
     case 'reference': return 'same-stack reference (searchPayment)';
     case 'searchPayment': return 'searchPayment';
     case 'requestPayment': return 'requestPayment';
@@ -184,7 +185,7 @@ async function consoleList(key: ConsoleListKey, t: Target): Promise<Measured> {
 }
 
 /** Runs one Sunap scenario against the target's current server. */
-export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'reference'>, t: Target): Promise<Measured> {
+export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'floor' | 'reference'>, t: Target): Promise<Measured> {
   if (isConsoleList(key)) return consoleList(key, t);
   const label = labelOf(key, t.cfg);
   const cfg = t.cfg;
