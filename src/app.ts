@@ -30,7 +30,7 @@ import { merchantUrlPolicy } from './platform/urls.js';
 import { SecretBox } from './platform/crypto.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
-import { createLogger } from './platform/logging.js';
+import { createLogger, lazyRequestLogger } from './platform/logging.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
 import { opsRoutes, sandboxClockRoutes } from './platform/ops.js';
 import { sandboxGuard } from './platform/sandbox-guard.js';
@@ -130,6 +130,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     // One line per request, written when it is answered (src/platform/http-setup.ts), instead of
     // Fastify's two: the second line was a quarter of a searchPayment's CPU at the info level.
     disableRequestLogging: true,
+    childLoggerFactory: (logger, bindings, options) => lazyRequestLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
     routerOptions: { maxParamLength: 1000 },
     trustProxy: trustProxyOption(config.trustProxy),

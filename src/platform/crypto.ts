@@ -1,11 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>;
 
 /** API_SIGN (docs/reference.md, "Signing gateway calls"): sha256 hex over TRANS_SEQNO+PLATFORM_CODE+STORE_CODE+TRANS_AT+API_KEY. */
 export function apiSign(transSeqNo: string, platformCode: string, storeCode: string, transAt: string, apiKey: string): string {
-  return createHash('sha256').update(transSeqNo + platformCode + storeCode + transAt + apiKey).digest('hex');
+  // The one-shot hash: no Hash object per signed call.
+  return hash('sha256', transSeqNo + platformCode + storeCode + transAt + apiKey, 'hex');
 }
 
 /** Constant-time comparison of two hex strings, case-insensitive. */
@@ -36,7 +37,7 @@ export function newWebhookSecret(): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 export function hmacToken(key: Buffer, purpose: string, value: string, bytes = 24): string {
@@ -65,7 +66,7 @@ export function tokenEqual(a: string, b: string): boolean {
 export class SecretBox {
   readonly keyId: string;
   constructor(private readonly key: Buffer) {
-    this.keyId = createHash('sha256').update(key).digest('hex').slice(0, 8);
+    this.keyId = hash('sha256', key, 'hex').slice(0, 8);
   }
   seal(plain: string): string {
     const iv = randomBytes(12);

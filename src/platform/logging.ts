@@ -48,3 +48,51 @@ export function loggerOptions(level: string): LoggerOptions {
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return destination ? pino(loggerOptions(level), destination) : pino(loggerOptions(level));
 }
+
+type Method = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+
+/**
+ * The logger Fastify gives each request (`req.log`), bound to its request id, made on first
+ * use. Fastify makes one per request; with redaction on, making a pino child costs several
+ * times what it does without, and most requests never log through theirs (their one line is
+ * written by src/platform/http-setup.ts). Same methods, same output as the child it stands for.
+ */
+class RequestLogger {
+  #child: Logger | undefined;
+  constructor(private readonly parent: Logger, private readonly bindingsOf: pino.Bindings, private readonly options: pino.ChildLoggerOptions) {}
+  private get real(): Logger {
+    return (this.#child ??= this.parent.child(this.bindingsOf, this.options));
+  }
+  get level(): string {
+    return this.#child ? this.#child.level : this.parent.level;
+  }
+  set level(level: string) {
+    this.real.level = level;
+  }
+  private call(method: Method, args: unknown[]): void {
+    // A disabled level writes nothing: no child is made for it.
+    if (!this.#child && !this.parent.isLevelEnabled(method)) return;
+    (this.real[method] as (...a: unknown[]) => void)(...args);
+  }
+  fatal(...args: unknown[]) { this.call('fatal', args); }
+  error(...args: unknown[]) { this.call('error', args); }
+  warn(...args: unknown[]) { this.call('warn', args); }
+  info(...args: unknown[]) { this.call('info', args); }
+  debug(...args: unknown[]) { this.call('debug', args); }
+  trace(...args: unknown[]) { this.call('trace', args); }
+  silent() {}
+  isLevelEnabled(level: string): boolean {
+    return this.real.isLevelEnabled(level);
+  }
+  bindings(): pino.Bindings {
+    return this.real.bindings();
+  }
+  child(bindings: pino.Bindings, options?: pino.ChildLoggerOptions): Logger {
+    return this.real.child(bindings, options);
+  }
+}
+
+/** Fastify's childLoggerFactory (src/app.ts): a RequestLogger instead of a pino child per request. */
+export function lazyRequestLogger(logger: Logger, bindings: pino.Bindings, options: pino.ChildLoggerOptions): Logger {
+  return new RequestLogger(logger, bindings, options) as unknown as Logger;
+}

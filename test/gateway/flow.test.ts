@@ -54,7 +54,11 @@ for (const engine of engines) {
       assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO })).APPROVE_STATUS, 'CANCEL_COMPLETE');
       assert.equal(rd(await t.gw('requestPaymentCancel', cancel)).RESULT_CODE, '0000');
       const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
-      const recorded = await attempts(p.id);
+      // The attempt is recorded after the receiver answered, so it may land a moment after the callback did.
+      const recorded = await eventually(async () => {
+        const r = await attempts(p.id);
+        return r.length > 0 && r[0]!.status_code !== null ? r : null;
+      }, 'the callback attempt recorded');
       assert.equal(recorded.length, 1);
       assert.equal(recorded[0]!.status_code, 200);
       assert.equal(recorded[0]!.error, null);
