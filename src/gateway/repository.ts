@@ -17,6 +17,15 @@ export type Attempt = Selectable<PaymentAttemptTable>;
 /** What a transition may change besides the state. */
 export type PaymentChanges = Omit<Updateable<PaymentTable>, 'state' | 'id' | 'platform_code' | 'store_code' | 'trans_seqno'>;
 
+/** Every column of a payment, in one fixed order: the insert and the lookups name them all (src/db/compiled.ts). */
+const PAYMENT_COLUMNS = ['id', 'platform_code', 'store_code', 'trans_seqno', 'state', 'amount', 'supply_amount', 'tax_charge', 'tax_free_amount',
+  'mobile_no', 'pay_user_name', 'request_reason', 'info_message', 'confirm_url', 'return_display_yn', 'return_url', 'temp_value', 'user_id',
+  'order_type', 'items_json', 'pay_path', 'approval_number', 'approval_at', 'installment_month', 'issuer_name', 'accepter_name', 'method_name',
+  'card_bin', 'card_last4', 'processor_ref', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at', 'updated_at'] as const satisfies readonly (keyof Payment)[];
+/** A column added to the payments table but not to PAYMENT_COLUMNS fails to compile here. */
+type AllListed<Missing extends never> = Missing;
+export type PaymentColumnsComplete = AllListed<Exclude<keyof Payment, (typeof PAYMENT_COLUMNS)[number]>>;
+
 // ---- platforms, keys and stores ------------------------------------------------------------
 
 export async function platformExists(db: Db, code: string): Promise<boolean> {
@@ -77,8 +86,11 @@ const signingJoin = (db: Db, platformCode: string, storeCode: string, now: numbe
     .onRef('payments.store_code', '=', 'stores.code').on('payments.trans_seqno', '=', transSeqNo))
   .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode);
 
+// Every column named (PAYMENT_COLUMNS, below), not `payments.*`: the same row, and a statement
+// PostgreSQL may keep prepared (src/db/compiled.ts says why `*` may not be).
 const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number, transSeqNo: string) =>
-  signingJoin(db, platformCode, storeCode, now, transSeqNo).selectAll('payments').select(STORE_FOR_SIGNING));
+  signingJoin(db, platformCode, storeCode, now, transSeqNo).select(PAYMENT_COLUMNS.map((c) => `payments.${c}` as const)).select(STORE_FOR_SIGNING),
+{ prepareAs: 'payment_for_signing' });
 
 /** The columns searchPayment's record shows (src/gateway/views.ts), and no more. */
 export const PAYMENT_VIEW_COLUMNS = ['trans_seqno', 'state', 'mobile_no', 'approval_at', 'amount', 'supply_amount', 'tax_charge', 'approval_number',
@@ -122,19 +134,11 @@ export async function findStorePaymentViewForSigning(db: Db, platformCode: strin
 
 // ---- payments ------------------------------------------------------------------------------
 
-/** Every column of a payment, in one fixed order, so the insert is compiled once (src/db/compiled.ts). */
-const PAYMENT_COLUMNS = ['id', 'platform_code', 'store_code', 'trans_seqno', 'state', 'amount', 'supply_amount', 'tax_charge', 'tax_free_amount',
-  'mobile_no', 'pay_user_name', 'request_reason', 'info_message', 'confirm_url', 'return_display_yn', 'return_url', 'temp_value', 'user_id',
-  'order_type', 'items_json', 'pay_path', 'approval_number', 'approval_at', 'installment_month', 'issuer_name', 'accepter_name', 'method_name',
-  'card_bin', 'card_last4', 'processor_ref', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at', 'updated_at'] as const satisfies readonly (keyof Payment)[];
-/** A column added to the payments table but not to PAYMENT_COLUMNS fails to compile here. */
-type AllListed<Missing extends never> = Missing;
-export type PaymentColumnsComplete = AllListed<Exclude<keyof Payment, (typeof PAYMENT_COLUMNS)[number]>>;
 
 // requestPayment's insert: building and compiling it with Kysely on every call was ~7% of a
 // requestPayment's CPU.
 const paymentInsert = compiledOnce((db: Db, ...values: unknown[]) =>
-  db.insertInto('payments').values(Object.fromEntries(PAYMENT_COLUMNS.map((c, i) => [c, values[i]])) as unknown as Payment));
+  db.insertInto('payments').values(Object.fromEntries(PAYMENT_COLUMNS.map((c, i) => [c, values[i]])) as unknown as Payment), { prepareAs: 'payment_insert' });
 
 export async function insertPayment(db: Db, row: Payment): Promise<void> {
   await paymentInsert(db, ...PAYMENT_COLUMNS.map((c) => row[c] ?? null));
