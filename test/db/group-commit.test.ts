@@ -176,18 +176,26 @@ forEachEngine('SQLite group commit, and the same rules on PostgreSQL', (engine) 
   });
 
   test('a steady stream that never frees the connection still commits, within the cap of units', async () => {
-    const events: string[] = [];
-    const n = 300;
-    const units = Array.from({ length: n }, (_, i) => store.db.transaction().execute(async (trx) => {
-      events.push(`start ${i}`);
-      await trx.insertInto('platforms').values({ code: `ST${i}`, name: 'x', created_at: now }).execute();
-    }).then(() => events.push(`done ${i}`)));
-    await Promise.all(units);
-    // Without a cap all 300 would run before the first COMMIT (each waiter joins the batch).
-    // The cap is 100 units (or 5 ms): the first answer comes well before the last unit starts.
-    assert.ok(events.indexOf('done 0') < events.indexOf(`start ${n - 1}`), `first answer at ${events.indexOf('done 0')}`);
-    const count = await store.db.selectFrom('platforms').select((eb) => eb.fn.countAll<number>().as('n')).where('code', 'like', 'ST%').executeTakeFirstOrThrow();
-    assert.equal(Number(count.n), n);
+    const capped = openDatabase(url, { groupCommitCap: { maxUnits: 50, maxMs: 60_000 }, poolSize: 2 });
+    try {
+      const events: string[] = [];
+      const n = 300;
+      const units = Array.from({ length: n }, (_, i) => capped.db.transaction().execute(async (trx) => {
+        events.push(`start ${i}`);
+        await trx.insertInto('platforms').values({ code: `ST${i}`, name: 'x', created_at: now }).execute();
+      }).then(() => events.push(`done ${i}`)));
+      await Promise.all(units);
+      // Without a cap all 300 would run before the first COMMIT (each waiter joins the batch).
+      assert.ok(events.indexOf('done 0') < events.indexOf('start 150'), `first answer at ${events.indexOf('done 0')}`);
+      if (engine === 'sqlite') {
+        // ...and with it, the first 50 share one COMMIT: nothing is answered before the 50th ran.
+        assert.ok(events.indexOf('done 0') > events.indexOf('start 49'), `first answer at ${events.indexOf('done 0')}`);
+      }
+      const count = await store.db.selectFrom('platforms').select((eb) => eb.fn.countAll<number>().as('n')).where('code', 'like', 'ST%').executeTakeFirstOrThrow();
+      assert.equal(Number(count.n), n);
+    } finally {
+      await capped.close();
+    }
   });
 
   test('a stream of slow units commits within the cap of time', async () => {
