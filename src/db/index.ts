@@ -110,6 +110,19 @@ export interface GroupCommitCap {
 }
 const defaultCap: GroupCommitCap = { maxUnits: 100, maxMs: 5 };
 
+/**
+ * A batch holds SQLite's write lock from its BEGIN IMMEDIATE until the setImmediate that
+ * commits it. Another process waits in busy_timeout meanwhile; another handle on the same file
+ * in this process must not (it would block the event loop the COMMIT needs, for the whole
+ * busy_timeout), so the handles of one process take turns at a file through this lock first.
+ */
+const fileTurns = new Map<string, FifoLock>();
+function fileTurn(file: string): FifoLock {
+  let turn = fileTurns.get(file);
+  if (!turn) fileTurns.set(file, (turn = new FifoLock()));
+  return turn;
+}
+
 /** The savepoint of the unit that holds the writer (units run one at a time, so one name). */
 const UNIT = 'sunap_unit';
 const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
@@ -124,12 +137,12 @@ class UnitConnection implements DatabaseConnection {
   }
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('SQLite: streaming queries is not supported (statements run synchronously, see statementCache)');
+    throw new Error('SQLite: streaming queries are not supported (statements run synchronously, see statementCache)');
   }
 }
 
 /**
- * Group commit (SQLite on a file; docs/architecture.md, "Group commit"). With
+ * Group commit (SQLite on a file; docs/architecture.md, "Group commit (SQLite)"). With
  * `synchronous=FULL` every COMMIT waits for an fdatasync, and better-sqlite3 waits on the event
  * loop: one fsync per payment bounded requestPayment by the disk (BENCHMARKS.md). Here the units
  * of write work that reach the one writer connection in the same turn of the event loop (Kysely
@@ -168,6 +181,8 @@ class GroupCommitSqliteDriver implements Driver {
     private readonly writer: SQLite.Database,
     private readonly reader: SQLite.Database,
     private readonly cap: GroupCommitCap,
+    /** This process's turn at the file's write lock (fileTurn). */
+    private readonly file: FifoLock,
   ) {
     this.writes = statementCache(writer);
     this.reads = statementCache(reader);
@@ -189,7 +204,7 @@ class GroupCommitSqliteDriver implements Driver {
     const unit = connection as UnitConnection;
     await this.turn.lock();
     try {
-      this.open();
+      if (!this.batch) await this.open();
       this.writer.exec(`savepoint ${UNIT}`);
     } catch (err) {
       this.lost(err);
@@ -265,7 +280,7 @@ class GroupCommitSqliteDriver implements Driver {
     await this.turn.lock();
     let result: QueryResult<unknown>;
     try {
-      this.open();
+      if (!this.batch) await this.open();
       result = run(statement, parameters);
     } catch (err) {
       this.lost(err);
@@ -294,10 +309,19 @@ class GroupCommitSqliteDriver implements Driver {
     }
   }
 
-  /** Opens a batch unless one is open. Only the holder of the lock calls it. */
-  private open(): void {
-    if (this.batch) return;
-    this.writer.exec('begin immediate');
+  /**
+   * Opens a batch. Only the holder of the lock calls it, when no batch is open. Another handle
+   * of this process on the same file (tests, the bench) waits for this one's batch here rather
+   * than in busy_timeout, which would block the event loop that must run the COMMIT.
+   */
+  private async open(): Promise<void> {
+    await this.file.lock();
+    try {
+      this.writer.exec('begin immediate');
+    } catch (err) {
+      this.file.unlock();
+      throw err;
+    }
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
     const durable = new Promise<void>((res, rej) => {
@@ -325,6 +349,7 @@ class GroupCommitSqliteDriver implements Driver {
         // The transaction is gone either way; its units reject below.
       }
     }
+    this.file.unlock();
     batch.reject(err);
   }
 
@@ -339,6 +364,7 @@ class GroupCommitSqliteDriver implements Driver {
       this.fail(err);
       return;
     }
+    this.file.unlock();
     batch.resolve();
   }
 
@@ -370,11 +396,11 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 class GroupCommitSqliteDialect extends SqliteDialect {
-  constructor(private readonly writer: SQLite.Database, private readonly reader: SQLite.Database, private readonly cap: GroupCommitCap) {
+  constructor(private readonly writer: SQLite.Database, private readonly reader: SQLite.Database, private readonly cap: GroupCommitCap, private readonly file: string) {
     super({ database: writer });
   }
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.writer, this.reader, this.cap);
+    return new GroupCommitSqliteDriver(this.writer, this.reader, this.cap, fileTurn(this.file));
   }
 }
 
@@ -435,7 +461,7 @@ export function openDatabase(databaseUrl: string, opts: OpenOptions = {}): Datab
     // A second connection to an in-memory database would be another, empty database.
     const dialect = inMemory || opts.groupCommit === false
       ? new ImmediateSqliteDialect({ database: withStatementCache(writer) })
-      : new GroupCommitSqliteDialect(writer, openSqlite(path, { readonly: true }), opts.groupCommitCap ?? defaultCap);
+      : new GroupCommitSqliteDialect(writer, openSqlite(path, { readonly: true }), opts.groupCommitCap ?? defaultCap, resolve(path));
     const db = new Kysely<Database>({ dialect });
     return { db, engine: 'sqlite', close: () => db.destroy() };
   }
