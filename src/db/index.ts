@@ -254,7 +254,11 @@ class GroupCommitSqliteDriver implements Driver {
     this.inUnit(connection as UnitConnection, () => this.writer.exec(`release ${quoteName(name)}`));
   }
 
-  /** Closes both connections after the units under way ended and the open batch committed. */
+  /**
+   * Closes both connections after the units under way ended and the open batch committed.
+   * Units still waiting then get the lock and fail on the closed connection, rather than wait
+   * for ever.
+   */
   async destroy(): Promise<void> {
     await this.turn.lock();
     try {
@@ -262,6 +266,7 @@ class GroupCommitSqliteDriver implements Driver {
     } finally {
       this.reader.close();
       this.writer.close();
+      this.turn.unlock();
     }
   }
 
