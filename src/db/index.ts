@@ -108,7 +108,12 @@ export interface GroupCommitCap {
   maxUnits: number;
   maxMs: number;
 }
-const defaultCap: GroupCommitCap = { maxUnits: 100, maxMs: 5 };
+/**
+ * 10 ms: under the bench's requestPayment load (BENCHMARKS.md, item 12) a cap of 5 ms ended
+ * about 70% of the batches at ~12 units, 10 ms about 20% at ~23, 20 or 50 ms almost none at
+ * ~25 (the batch the load itself makes) with longer tails.
+ */
+const defaultCap: GroupCommitCap = { maxUnits: 100, maxMs: 10 };
 
 /**
  * A batch holds SQLite's write lock from its BEGIN IMMEDIATE until the setImmediate that

@@ -65,7 +65,7 @@ forEachEngine('SQLite group commit, and the same rules on PostgreSQL', (engine) 
     const database = await createTestDatabase(engine);
     url = database.url;
     drop = database.drop;
-    // The time cap (5 ms by default) would make the tests of what shares a batch depend on the
+    // The time cap (10 ms by default) would make the tests of what shares a batch depend on the
     // machine's load; here only the unit cap applies. The caps have tests of their own below.
     store = openDatabase(url, { groupCommitCap: { maxUnits: 100, maxMs: 60_000 } });
     await migrate(store.db);
