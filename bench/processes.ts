@@ -165,6 +165,9 @@ export async function startSunap(opts: {
       // As `npm start` sets it: glibc's malloc keeps at most two arenas (README, Operations).
       MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
       ...(opts.memProbe ? { BENCH_MEM_PROBE: opts.memProbe } : {}),
+      // childEnv drops the caller's SUNAP_ variables; this one is passed on so that SQLite's
+      // group commit can be compared with one fsync per commit on the same machine and disk.
+      ...(process.env.SUNAP_SQLITE_GROUP_COMMIT ? { SUNAP_SQLITE_GROUP_COMMIT: process.env.SUNAP_SQLITE_GROUP_COMMIT } : {}),
     }),
   });
   const child = track(proc, opts.logFile, port, fd);

@@ -27,7 +27,7 @@ export class Session {
 
   private async doOpen(): Promise<Opened> {
     const config = loadConfig();
-    this.database = openDatabase(config.databaseUrl, { poolSize: 2 });
+    this.database = openDatabase(config.databaseUrl, { poolSize: 2, groupCommit: config.sqliteGroupCommit });
     const applied = await migrate(this.database.db);
     // The sandbox clock may have been moved forward; times the CLI writes follow it as the server's do.
     const clock = new ServiceClock(config.mode === 'sandbox' ? this.database.db : null);

@@ -34,6 +34,11 @@ export interface Config {
    * address is the client), a number of proxies in front, or the proxies' addresses/CIDRs.
    */
   trustProxy: false | number | string[];
+  /**
+   * SQLite: concurrent write transactions share one COMMIT, so one fsync (src/db/index.ts,
+   * GroupCommitSqliteDriver); false: one fsync per commit (SUNAP_SQLITE_GROUP_COMMIT).
+   */
+  sqliteGroupCommit: boolean;
   /** How often the job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
@@ -262,6 +267,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
       SMS: intVar(env, 'SUNAP_COST_SMS', 30, 0, 1_000_000),
     },
     trustProxy: trustProxyVar(env),
+    sqliteGroupCommit: boolVar(env, 'SUNAP_SQLITE_GROUP_COMMIT', true),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),

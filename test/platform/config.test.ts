@@ -19,6 +19,7 @@ test('defaults are those of the README configuration table', () => {
   assert.equal(c.allowPrivateTargets, true);
   assert.equal(c.signMaxSkewSeconds, 600);
   assert.deepEqual(c.costs, { ALIMTALK: 10, SMS: 30 });
+  assert.equal(c.sqliteGroupCommit, true);
   // The sandbox master key is generated once into the data directory and reused.
   const key = readFileSync(join(d, 'secret.key'), 'utf8').trim();
   assert.equal(key, c.secretKey.toString('hex'));
@@ -29,6 +30,7 @@ test('overrides and derived URLs', () => {
   const c = loadConfig({
     DATABASE_URL: `sqlite:${dir()}/x.db`, PORT: '9000', SUNAP_PUBLIC_URL: 'https://pay.example.com/',
     SUNAP_PAYMENT_PAGE_URL: 'https://checkout.example.com/p', SUNAP_ALLOW_PRIVATE_TARGETS: 'false', SUNAP_SIGN_MAX_SKEW_SECONDS: '0',
+    SUNAP_SQLITE_GROUP_COMMIT: 'false',
   });
   assert.equal(c.port, 9000);
   assert.equal(c.publicUrl, 'https://pay.example.com');
@@ -36,6 +38,7 @@ test('overrides and derived URLs', () => {
   assert.equal(c.publicPayPageUrl, 'https://pay.example.com/pay');
   assert.equal(c.allowPrivateTargets, false);
   assert.equal(c.signMaxSkewSeconds, 0);
+  assert.equal(c.sqliteGroupCommit, false);
 });
 
 test('a bad value is a clear start-up error naming the variable', () => {
@@ -47,6 +50,7 @@ test('a bad value is a clear start-up error naming the variable', () => {
     [{ DATABASE_URL: 'mysql://x' }, /^DATABASE_URL: /],
     [{ SUNAP_PUBLIC_URL: 'ftp://x' }, /^SUNAP_PUBLIC_URL: /],
     [{ SUNAP_ALLOW_PRIVATE_TARGETS: 'maybe' }, /^SUNAP_ALLOW_PRIVATE_TARGETS: /],
+    [{ SUNAP_SQLITE_GROUP_COMMIT: 'sometimes' }, /^SUNAP_SQLITE_GROUP_COMMIT: must be true or false/],
     [{ SUNAP_SIGN_MAX_SKEW_SECONDS: '-1' }, /^SUNAP_SIGN_MAX_SKEW_SECONDS: /],
     [{ SUNAP_SECRET_KEY: 'short' }, /^SUNAP_SECRET_KEY: /],
     [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/],
