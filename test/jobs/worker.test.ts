@@ -20,6 +20,13 @@ describe('defineJob', () => {
     assert.equal(defineJob<null, null>({ kind: 'test.once', backoffSeconds: [], run: async () => {} }).maxAttempts, 1);
   });
 
+  test('housekeeping is said by the definition; a job is not housekeeping unless it says so', () => {
+    const run = async () => {};
+    assert.equal(defineJob({ kind: 'test.plain', backoffSeconds: [1], run }).housekeeping, false);
+    assert.equal(defineJob({ kind: 'test.plain', backoffSeconds: [1], housekeeping: false, run }).housekeeping, false);
+    assert.equal(defineJob({ kind: 'test.upkeep', backoffSeconds: [1], housekeeping: true, run }).housekeeping, true);
+  });
+
   test('refuses delays that are not whole seconds above 0, and kinds that are not module.name', () => {
     for (const bad of [[0], [-1], [1.5], [Number.NaN]]) {
       assert.throws(() => defineJob({ kind: 'test.job', backoffSeconds: bad, run: async () => {} }), /whole number of seconds above 0/);
