@@ -37,6 +37,7 @@ const FIRST = [
   'test/gateway/rules.test.ts',
   'test/invoicing/rules.test.ts',
   'test/jobs/worker.test.ts',
+  'test/jobs/worker-schedule.test.ts',
   'test/ports/sandbox.test.ts',
   'test/live/adapters.test.ts',
   'test/gateway/recovery.test.ts',
