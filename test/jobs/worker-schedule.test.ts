@@ -62,6 +62,9 @@ forEachEngine('job worker timing', (engine) => {
   /** Set to make every UPDATE through `failing` throw, as with the database away. */
   let updatesFail = false;
   let failing: Kysely<Database>;
+  /** Queries through `counted`, by kind of statement. */
+  const queries = new Map<string, number>();
+  let counted: Kysely<Database>;
   before(async () => {
     const d = await createTestDatabase(engine);
     drop = d.drop;
@@ -75,6 +78,13 @@ forEachEngine('job worker timing', (engine) => {
       transformResult: async ({ result }) => result,
     };
     failing = store.db.withPlugin(plugin);
+    counted = store.db.withPlugin({
+      transformQuery: ({ node }) => {
+        queries.set(node.kind, (queries.get(node.kind) ?? 0) + 1);
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
   });
   after(async () => {
     await store?.close();
@@ -127,6 +137,40 @@ forEachEngine('job worker timing', (engine) => {
     w.wake();
     await eventually(async () => ran === 1, 'the woken poll ran the job');
     await w.stop();
+  });
+
+  test('a clock without refresh (a plain clock) still polls and runs jobs', async () => {
+    const t = new TestClock();
+    const plain = { nowMs: () => t.nowMs(), now: () => t.now() };
+    const k = kind();
+    let ran = 0;
+    const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => void ran++ });
+    await add(def, t);
+    const { log, msgs } = capture();
+    const w = new JobWorker(store.db, store.engine, plain, log, { pollMs: NEVER, leaseMs: 60_000, concurrency: 8, batch: 8 });
+    w.register(def, null);
+    w.start();
+    await eventually(async () => ran === 1, 'the job ran');
+    await w.stop();
+    assert.deepEqual(msgs('job poll failed'), []);
+  });
+
+  test('drain stops at the first round that finds nothing', async () => {
+    const clock = new TestClock();
+    const k = kind();
+    const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => {} });
+    await add(def, clock);
+    const w = make(clock, {}, pino({ level: 'silent' }), counted);
+    w.register(def, null);
+    queries.clear();
+    assert.equal(await w.drain(), 1);
+    const rounds = queries.get('SelectQueryNode') ?? 0;
+    queries.clear();
+    assert.equal(await w.drain(), 0);
+    const empty = queries.get('SelectQueryNode') ?? 0;
+    assert.ok(empty > 0, 'an empty round reads the queue');
+    // The run's round and the empty one that ends the drain: twice an empty round's reads.
+    assert.equal(rounds, 2 * empty);
   });
 
   test('the poll runs again after its interval, by itself', async () => {
@@ -269,6 +313,44 @@ forEachEngine('job worker timing', (engine) => {
     assert.equal(runs, 1);
   });
 
+  test('no renewal before a third of the lease has passed, and none after the run', async () => {
+    const clock = new TestClock();
+    const k = kind();
+    const hang = gate();
+    let started = false;
+    const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => { started = true; await hang.opened; } });
+    await add(def, clock);
+    // A minute's lease is renewed every 20 s: a run of a few hundred ms is never renewed.
+    const w = make(clock, { leaseMs: 60_000 });
+    w.register(def, null);
+    const draining = w.drain();
+    await eventually(async () => started, 'the run started');
+    const first = (await rowOf(k)).lease_until;
+    await pause(300);
+    assert.equal((await rowOf(k)).lease_until, first);
+    hang.open();
+    await draining;
+
+    // Renewals every 100 ms while a run lasts; once it ended, no more writes.
+    const k2 = kind();
+    const hang2 = gate();
+    let started2 = false;
+    const def2 = defineJob<unknown, null>({ kind: k2, backoffSeconds: [1], run: async () => { started2 = true; await hang2.opened; } });
+    await add(def2, clock);
+    const w2 = make(clock, { leaseMs: 300 }, pino({ level: 'silent' }), counted);
+    w2.register(def2, null);
+    const draining2 = w2.drain();
+    await eventually(async () => started2, 'the second run started');
+    queries.clear();
+    await eventually(async () => (queries.get('UpdateQueryNode') ?? 0) >= 2, 'renewals during the run');
+    hang2.open();
+    await draining2;
+    queries.clear();
+    await pause(350);
+    assert.equal(queries.get('UpdateQueryNode') ?? 0, 0, 'no renewal after the run');
+    assert.equal((await rowOf(k2)).status, 'DONE');
+  });
+
   test('a renewal the database refuses is logged; so is an end that cannot be recorded, and the job keeps its row', async () => {
     const clock = new TestClock();
     const k = kind();
@@ -354,12 +436,17 @@ forEachEngine('job worker timing', (engine) => {
     const clock = new TestClock();
     const long = defineJob<unknown, null>({ kind: kind(), backoffSeconds: [5], run: async () => { throw new Error(`${'x'.repeat(500)}TAIL`); } });
     const text = defineJob<unknown, null>({ kind: kind(), backoffSeconds: [5], run: async () => { throw 'plain text'; } });
+    const nothing = defineJob<unknown, null>({ kind: kind(), backoffSeconds: [5], run: async () => { throw null; } });
     await add(long, clock);
     await add(text, clock);
+    await add(nothing, clock);
     const w = make(clock);
     w.register(long, null);
     w.register(text, null);
+    w.register(nothing, null);
     await w.drain();
+    assert.equal((await rowOf(nothing.kind)).last_error, 'null');
+    assert.equal((await rowOf(nothing.kind)).status, 'PENDING');
     assert.equal((await rowOf(long.kind)).last_error, 'x'.repeat(500));
     assert.equal((await rowOf(text.kind)).last_error, 'plain text');
     assert.equal((await rowOf(text.kind)).run_at, clock.t + 5000);
