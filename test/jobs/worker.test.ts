@@ -189,6 +189,14 @@ forEachEngine('durable jobs', (engine) => {
     }
   });
 
+  test('enqueue keeps the store a job is for, and none when not given', async () => {
+    const def = job<{ s: number }>('test.storeof', [1], async () => {});
+    await enqueue(store.db, def, { s: 1 }, { runAt: clock.nowMs(), now: clock.nowMs(), storeCode: 'S9' });
+    await enqueue(store.db, def, { s: 2 }, { runAt: clock.nowMs(), now: clock.nowMs() });
+    const rows = await store.db.selectFrom('jobs').select(['payload', 'store_code']).where('kind', '=', 'test.storeof').execute();
+    assert.deepEqual(rows.map((r) => [JSON.parse(r.payload).s, r.store_code]).sort(), [[1, 'S9'], [2, null]]);
+  });
+
   test('a unique key makes a second enqueue a no-op', async () => {
     const once = job<{ a: number }>('test.once', [1], async () => {});
     await add(once, { a: 1 }, 'once:1');
