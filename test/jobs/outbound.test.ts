@@ -23,6 +23,9 @@ describe('retryAfterMs', () => {
     assert.equal(retryAfterMs(undefined, now), null);
     assert.equal(retryAfterMs('', now), null);
     assert.equal(retryAfterMs('soon', now), null);
+    // Digits with something before or after them are neither seconds nor a date.
+    assert.equal(retryAfterMs('x5', now), null);
+    assert.equal(retryAfterMs('1a', now), null);
   });
 });
 
@@ -104,6 +107,14 @@ forEachEngine('outbound attempts', (engine) => {
     }
   });
 
+  test('a port that answers below 200 is a failure too', async () => {
+    const odd: HttpOut = { post: async () => ({ status: 199 }) };
+    const f = await failure(post('job-199', {}, odd));
+    assert.equal(f.message, 'HTTP 199');
+    assert.equal(f.status, 199);
+    assert.equal((await attemptsOf('job-199'))[0]!.response_body, null);
+  });
+
   test('a failure leaves the delivery pending unless it was the last try, which fails it', async () => {
     const d = await delivery();
     receiver.script.push(500);
@@ -132,6 +143,7 @@ forEachEngine('outbound attempts', (engine) => {
   test('no answer: the error is the connection\'s (at most 300 characters, never empty), without a status', async () => {
     const refusing = (message: string): HttpOut => ({ post: async () => { throw new Error(message); } });
     const f = await failure(post('job-conn', {}, refusing('connect ECONNREFUSED')));
+    assert.equal(f.name, 'OutboundFailure');
     assert.equal(f.status, null);
     assert.equal(f.retryAfterMs, null);
     assert.equal(f.message, 'connect ECONNREFUSED');
