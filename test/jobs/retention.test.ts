@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, mock, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { recordOutboundAttempt } from '../../src/jobs/repository.js';
@@ -84,5 +84,30 @@ forEachEngine('retention of delivery attempts', (engine) => {
     stop2();
     assert.equal(errors[0]!.message, 'database away');
     assert.equal(woken2, 0);
+  });
+
+  test('the check runs again every hour until stopped', async () => {
+    await store.db.deleteFrom('jobs').execute();
+    // Only setInterval is faked: the hour passes at once, the database keeps its real timers.
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      let t = T + 20 * DAY;
+      let woken = 0;
+      const c = { nowMs: () => t, now: () => new Date(t) };
+      const stop = startRetention({ db: store.db, clock: c, wake: () => void woken++, onError: (e) => { throw e; } });
+      await eventually(async () => woken === 1, 'the first check');
+      t += DAY;
+      mock.timers.tick(3600_000);
+      await eventually(async () => woken === 2, 'the hourly check');
+      assert.equal((await pruneJobs()).length, 2, 'the next day\'s run written by the hourly check');
+      stop();
+      t += DAY;
+      mock.timers.tick(3 * 3600_000);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(woken, 2, 'no check after stop');
+      assert.equal((await pruneJobs()).length, 2);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
