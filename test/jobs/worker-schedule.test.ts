@@ -93,7 +93,10 @@ forEachEngine('job worker timing', (engine) => {
 
   let n = 0;
   /** A fresh kind per test, so one test's rows never reach another's worker. */
-  const kind = () => `test.timing-${String.fromCharCode(97 + n++)}`;
+  const kind = () => {
+    const i = n++;
+    return `test.timing-${String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26))}`;
+  };
   const make = (clock: TestClock, opts: Partial<WorkerOptions> = {}, log = pino({ level: 'silent' }), db: Kysely<Database> = store.db) =>
     new JobWorker(db, store.engine, clock, log, { pollMs: NEVER, leaseMs: 60_000, concurrency: 8, batch: 8, ...opts });
   const add = (def: JobDefinition<unknown, null>, clock: TestClock, payload: unknown = {}) =>
@@ -349,6 +352,32 @@ forEachEngine('job worker timing', (engine) => {
     await pause(350);
     assert.equal(queries.get('UpdateQueryNode') ?? 0, 0, 'no renewal after the run');
     assert.equal((await rowOf(k2)).status, 'DONE');
+  });
+
+  test('when one of two runs ends, the other\'s lease is still renewed', async () => {
+    const clock = new TestClock();
+    const k = kind();
+    const hangs = new Map<number, ReturnType<typeof gate>>([[1, gate()], [2, gate()]]);
+    const started = new Set<number>();
+    const def = defineJob<{ i: number }, null>({ kind: k, backoffSeconds: [1], run: async ({ i }) => { started.add(i); await hangs.get(i)!.opened; } });
+    await add(def as JobDefinition<unknown, null>, clock, { i: 1 });
+    await add(def as JobDefinition<unknown, null>, clock, { i: 2 });
+    const leaseMs = 1200;
+    const w = make(clock, { leaseMs });
+    w.register(def, null);
+    const draining = w.drain();
+    await eventually(async () => started.size === 2, 'both runs started');
+    hangs.get(1)!.open();
+    await eventually(async () => (await store.db.selectFrom('jobs').select('status').where('kind', '=', k).where('status', '=', 'DONE').execute()).length === 1, 'the first run recorded');
+    const since = Date.now();
+    // Twice the lease after the first run ended: the second is still renewed (every 400 ms).
+    await pause(Math.max(0, since + 2 * leaseMs - Date.now()));
+    const other = make(clock, { leaseMs });
+    other.register(def, null);
+    assert.deepEqual(await other.claim(10), [], 'the running job is still leased');
+    hangs.get(2)!.open();
+    await draining;
+    assert.deepEqual((await store.db.selectFrom('jobs').select('status').where('kind', '=', k).execute()).map((r) => r.status), ['DONE', 'DONE']);
   });
 
   test('a renewal the database refuses is logged; so is an end that cannot be recorded, and the job keeps its row', async () => {
