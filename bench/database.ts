@@ -5,8 +5,8 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseHandle } from '../src/db/index.js';
 import type { InvoiceTable } from '../src/db/schema.js';
-import { createAccount, grantPoints, THROTTLE_PURGE_JOB } from '../src/invoicing/accounts.js';
-import { PRUNE_JOB } from '../src/jobs/retention.js';
+import { JOBS } from '../src/app.js';
+import { createAccount, grantPoints } from '../src/invoicing/accounts.js';
 import { insertInvoices } from '../src/invoicing/repository.js';
 import { recordWebhookEvent } from '../src/invoicing/webhooks.js';
 import type { Engine } from './config.js';
@@ -185,10 +185,10 @@ export async function webhookCounts(db: Kysely<Database>, accountId: string, fro
 
 /** Jobs still to run (due or retrying), by kind: the work a scenario left behind. */
 /**
- * Housekeeping that reschedules itself for later (src/jobs/README.md): always one pending, never
- * a scenario's leftover work.
+ * Housekeeping that reschedules itself for later (the definitions' `housekeeping` flag): always
+ * one pending, never a scenario's leftover work.
  */
-const HOUSEKEEPING_JOBS = [THROTTLE_PURGE_JOB.kind, PRUNE_JOB.kind];
+const HOUSEKEEPING_JOBS = JOBS.filter((j) => j.housekeeping).map((j) => j.kind);
 
 export async function pendingJobs(db: Kysely<Database>): Promise<Record<string, number>> {
   const rows = await db.selectFrom('jobs').select((eb) => ['kind', eb.fn.countAll<number>().as('n')])

@@ -9,6 +9,13 @@ import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
 import { consoleRoutes, createConsoleParts } from './console/index.js';
 import { createGateway, gatewayRoutes, PaymentsConsole, sandboxGatewayRoutes, type GatewayService } from './gateway/index.js';
 import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
+import { CALLBACK_JOB } from './gateway/callback.js';
+import { ENDPOINT_JOB } from './gateway/endpoints.js';
+import { THROTTLE_PURGE_JOB } from './invoicing/accounts.js';
+import { DELIVERY_JOB } from './invoicing/delivery.js';
+import { SEND_JOB } from './invoicing/sends.js';
+import { WEBHOOK_JOB } from './invoicing/webhooks.js';
+import type { JobDefinition } from './jobs/define.js';
 import { countJobsByKind } from './jobs/repository.js';
 import { PRUNE_JOB, startRetention } from './jobs/retention.js';
 import { JobWorker } from './jobs/worker.js';
@@ -76,6 +83,13 @@ export interface BuildOptions {
 }
 
 /** How often attempts left open by a dead process are settled. */
+/**
+ * Every job the app registers (src/jobs/README.md, "Every job"). The reliability harness and the
+ * bench read the definitions' flags from here (which kinds are `housekeeping`) instead of
+ * repeating kinds as strings.
+ */
+export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB];
+
 const RECONCILE_EVERY_MS = 30_000;
 
 /** One root that composes the whole service; the server and every test build the same app. */

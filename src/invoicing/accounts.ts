@@ -45,6 +45,7 @@ export const THROTTLE_PURGE_EVERY_MS = 3600_000;
 export const THROTTLE_PURGE_JOB: JobDefinition<{ hour: number }, AuthService> = defineJob({
   kind: 'invoicing.throttle-purge',
   backoffSeconds: [60, 300],
+  housekeeping: true,
   async run(_payload: { hour: number }, auth: AuthService) {
     await auth.purgeThrottles();
   },

@@ -25,6 +25,11 @@ export interface JobDefinition<Payload, Deps = unknown> {
    */
   readonly backoffSeconds: readonly number[];
   readonly maxAttempts: number;
+  /**
+   * Upkeep that always has its next run pending (the hourly throttle purge, the daily pruning
+   * of attempts): never a request's work left over, so drains and leftover-work checks skip it.
+   */
+  readonly housekeeping: boolean;
   /** Runs one attempt; a throw is a failed attempt. Must be idempotent: a job may run twice after a crash. */
   run(payload: Payload, deps: Deps, ctx: JobContext): Promise<void>;
 }
@@ -32,13 +37,15 @@ export interface JobDefinition<Payload, Deps = unknown> {
 export function defineJob<Payload, Deps>(spec: {
   kind: string;
   backoffSeconds: readonly number[];
+  housekeeping?: boolean;
   run: (payload: Payload, deps: Deps, ctx: JobContext) => Promise<void>;
 }): JobDefinition<Payload, Deps> {
   if (!/^[a-z]+\.[a-z-]+$/.test(spec.kind)) throw new Error(`job kind "${spec.kind}": must be module.name`);
   if (spec.backoffSeconds.some((s) => !Number.isInteger(s) || s <= 0)) {
     throw new Error(`job ${spec.kind}: every backoff delay must be a whole number of seconds above 0`);
   }
-  return { kind: spec.kind, backoffSeconds: [...spec.backoffSeconds], maxAttempts: spec.backoffSeconds.length + 1, run: spec.run };
+  return { kind: spec.kind, backoffSeconds: [...spec.backoffSeconds], maxAttempts: spec.backoffSeconds.length + 1,
+    housekeeping: spec.housekeeping === true, run: spec.run };
 }
 
 /** When the job's attempt n (from 1) failed, how long until attempt n + 1; null after the last. */

@@ -23,6 +23,7 @@ export interface RetentionDeps {
 export const PRUNE_JOB: JobDefinition<Record<string, never>, RetentionDeps> = defineJob({
   kind: 'jobs.prune-attempts',
   backoffSeconds: [300, 3600],
+  housekeeping: true,
   async run(_payload, { db, clock, retentionDays, onPruned }) {
     const now = clock.nowMs();
     const n = await pruneAttempts(db, now - retentionDays * DAY_MS);

@@ -20,6 +20,13 @@ describe('defineJob', () => {
     assert.equal(defineJob<null, null>({ kind: 'test.once', backoffSeconds: [], run: async () => {} }).maxAttempts, 1);
   });
 
+  test('housekeeping is said by the definition; a job is not housekeeping unless it says so', () => {
+    const run = async () => {};
+    assert.equal(defineJob({ kind: 'test.plain', backoffSeconds: [1], run }).housekeeping, false);
+    assert.equal(defineJob({ kind: 'test.plain', backoffSeconds: [1], housekeeping: false, run }).housekeeping, false);
+    assert.equal(defineJob({ kind: 'test.upkeep', backoffSeconds: [1], housekeeping: true, run }).housekeeping, true);
+  });
+
   test('refuses delays that are not whole seconds above 0, and kinds that are not module.name', () => {
     for (const bad of [[0], [-1], [1.5], [Number.NaN]]) {
       assert.throws(() => defineJob({ kind: 'test.job', backoffSeconds: bad, run: async () => {} }), /whole number of seconds above 0/);
@@ -180,6 +187,14 @@ forEachEngine('durable jobs', (engine) => {
     } finally {
       if (s2 !== store) await s2.close();
     }
+  });
+
+  test('enqueue keeps the store a job is for, and none when not given', async () => {
+    const def = job<{ s: number }>('test.storeof', [1], async () => {});
+    await enqueue(store.db, def, { s: 1 }, { runAt: clock.nowMs(), now: clock.nowMs(), storeCode: 'S9' });
+    await enqueue(store.db, def, { s: 2 }, { runAt: clock.nowMs(), now: clock.nowMs() });
+    const rows = await store.db.selectFrom('jobs').select(['payload', 'store_code']).where('kind', '=', 'test.storeof').execute();
+    assert.deepEqual(rows.map((r) => [JSON.parse(r.payload).s, r.store_code]).sort(), [[1, 'S9'], [2, null]]);
   });
 
   test('a unique key makes a second enqueue a no-op', async () => {

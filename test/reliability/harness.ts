@@ -14,8 +14,8 @@ import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 import { createPlatform, createStore } from '../../src/gateway/merchants.js';
-import { createAccount, grantPoints, THROTTLE_PURGE_JOB } from '../../src/invoicing/accounts.js';
-import { PRUNE_JOB } from '../../src/jobs/retention.js';
+import { JOBS } from '../../src/app.js';
+import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import { kstCompact } from '../../src/platform/kst.js';
 import { apiSign, SecretBox } from '../../src/platform/crypto.js';
 import { freePort, TEST_SECRET_KEY } from '../helpers/app.js';
@@ -710,8 +710,8 @@ export interface Pending {
   nextRunAt: number | null;
 }
 
-/** Housekeeping that always has its next run pending (src/jobs/README.md): not work left over. */
-export const HOUSEKEEPING: string[] = [THROTTLE_PURGE_JOB.kind, PRUNE_JOB.kind];
+/** Housekeeping that always has its next run pending (the definitions' `housekeeping` flag): not work left over. */
+export const HOUSEKEEPING: string[] = JOBS.filter((j) => j.housekeeping).map((j) => j.kind);
 
 export async function pending(db: Kysely<Database>): Promise<Pending> {
   const jobs = await db.selectFrom('jobs').select(['run_at', 'lease_until']).where('status', '=', 'PENDING').where('kind', 'not in', HOUSEKEEPING).execute();
