@@ -59,6 +59,11 @@ export class JobWorker {
     private readonly opts: WorkerOptions,
   ) {}
 
+  /** The kinds registered so far (the list of every job in src/app.ts, `JOBS`, is checked against it). */
+  registeredKinds(): string[] {
+    return [...this.jobs.keys()];
+  }
+
   /** Each module registers the jobs it defines, with what their runs need; a kind is registered once. */
   register<P, D>(job: JobDefinition<P, D>, deps: D): void {
     if (this.jobs.has(job.kind)) throw new Error(`job ${job.kind} is registered twice`);

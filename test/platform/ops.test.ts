@@ -2,11 +2,19 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import { JOBS } from '../../src/app.js';
 import { forEachEngine, freePort, paymentBody, startApp, withApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 forEachEngine('operations', (engine) => {
   const t = withApp(engine);
+
+  test('JOBS (src/app.ts) lists exactly the jobs the app registers: the reliability harness and the bench read the housekeeping ones from it', () => {
+    const registered = t.app.sunap.worker.registeredKinds().sort();
+    assert.deepEqual(JOBS.map((j) => j.kind).sort(), registered);
+    assert.ok(registered.length >= 7, registered.join());
+    assert.deepEqual(JOBS.filter((j) => j.housekeeping).map((j) => j.kind).sort(), ['invoicing.throttle-purge', 'jobs.prune-attempts']);
+  });
 
   test('healthz and readyz', async () => {
     assert.deepEqual((await t.get('/healthz')).body, { status: 'ok' });
