@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
 import { consoleRoutes, createConsoleParts } from './console/index.js';
@@ -143,7 +143,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     requestIdHeader: false,
     // One line per request, written when it is answered (src/platform/http-setup.ts), instead of
     // Fastify's two: the second line was a quarter of a searchPayment's CPU at the info level.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (logger, bindings, options) => lazyRequestLogger(logger as Logger, bindings, options) as FastifyBaseLogger,
     // Long path values (a 64-char TRANS_SEQNO, URL-encoded) must reach validation, not a bare 414.
     routerOptions: { maxParamLength: 1000 },

@@ -358,6 +358,12 @@ export interface Answer {
 export class Client {
   offsetSeconds = 0;
   private readonly tokens = new Map<string, string>();
+  /**
+   * Logins in flight, one per account: concurrent workers share it as a client shares its
+   * session. Separate simultaneous logins of one email each take a slot of its sign-in throttle
+   * before the password is checked (docs/security.md), so a burst of them may be refused with -29.
+   */
+  private readonly logins = new Map<string, Promise<string>>();
   requests = 0;
   constructor(readonly fx: Fixture, readonly urls: () => string[]) {}
 
@@ -411,6 +417,14 @@ export class Client {
   async token(a: AccountFixture, url?: string): Promise<string> {
     const t = this.tokens.get(a.accountId);
     if (t) return t;
+    const inFlight = this.logins.get(a.accountId);
+    if (inFlight) return inFlight;
+    const login = this.login(a, url).finally(() => this.logins.delete(a.accountId));
+    this.logins.set(a.accountId, login);
+    return login;
+  }
+
+  private async login(a: AccountFixture, url?: string): Promise<string> {
     const r = await this.send('POST', '/app/v1/auth/login', { email: a.email, password: a.password, loginType: 'EMAIL' }, { url });
     // The database may be down: the workload treats that like any request without an answer.
     if (r.status >= 500) throw new NoAnswer('unknown', `login: ${r.status}`);
