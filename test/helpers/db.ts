@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import pg from 'pg';
+import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -32,5 +34,33 @@ export async function createTestDatabase(engine: Engine): Promise<{ url: string;
       await c.query(`drop database if exists ${name} with (force)`);
       await c.end();
     },
+  };
+}
+
+/**
+ * A fresh, migrated database for the enclosing suite: opened before its first test, closed and
+ * dropped after its last. The handle reads through to the opened one, so tests use it directly.
+ */
+export function withDatabase(engine: Engine): DatabaseHandle {
+  let opened: DatabaseHandle | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  before(async () => {
+    const d = await createTestDatabase(engine);
+    drop = d.drop;
+    opened = openDatabase(d.url);
+    await migrate(opened.db);
+  });
+  after(async () => {
+    await opened?.close();
+    await drop?.();
+  });
+  const get = () => {
+    if (!opened) throw new Error('withDatabase: used before the suite started');
+    return opened;
+  };
+  return {
+    get db() { return get().db; },
+    get engine() { return get().engine; },
+    close: () => get().close(),
   };
 }

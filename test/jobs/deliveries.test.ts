@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
+import { test } from 'node:test';
 import {
   attemptsOf, deliveryById, deliveryByRef, deliveryOfStore, ensureDelivery, failDelivery, failedSince, listDeliveries, newDeliveryId, pruneAttempts,
   reopenDelivery, settleDelivery, transitionDelivery, type Delivery, type NewDelivery,
 } from '../../src/jobs/delivery-repository.js';
 import { recordOutboundAttempt } from '../../src/jobs/repository.js';
 import { forEachEngine } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { withDatabase } from '../helpers/db.js';
 
 test('a delivery id is dlv_ and 32 hex digits, new each time', () => {
   const a = newDeliveryId();
@@ -16,18 +15,7 @@ test('a delivery id is dlv_ and 32 hex digits, new each time', () => {
 });
 
 forEachEngine('deliveries', (engine) => {
-  let drop: () => Promise<void>;
-  let store: DatabaseHandle;
-  before(async () => {
-    const d = await createTestDatabase(engine);
-    drop = d.drop;
-    store = openDatabase(d.url);
-    await migrate(store.db);
-  });
-  after(async () => {
-    await store?.close();
-    await drop?.();
-  });
+  const store = withDatabase(engine);
 
   const T = Date.UTC(2026, 0, 1);
   let n = 0;

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, mock, test } from 'node:test';
+import { mock, test } from 'node:test';
 import type { KyselyPlugin } from 'kysely';
-import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { recordOutboundAttempt } from '../../src/jobs/repository.js';
 import { PRUNE_JOB, schedulePrune, startRetention } from '../../src/jobs/retention.js';
 import { forEachEngine } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { withDatabase } from '../helpers/db.js';
 import { eventually } from '../helpers/wait.js';
 
 const DAY = 86_400_000;
@@ -18,18 +17,7 @@ test('the prune job: its kind, its schedule, and it is housekeeping', () => {
 });
 
 forEachEngine('retention of delivery attempts', (engine) => {
-  let drop: () => Promise<void>;
-  let store: DatabaseHandle;
-  before(async () => {
-    const d = await createTestDatabase(engine);
-    drop = d.drop;
-    store = openDatabase(d.url);
-    await migrate(store.db);
-  });
-  after(async () => {
-    await store?.close();
-    await drop?.();
-  });
+  const store = withDatabase(engine);
 
   const T = Date.UTC(2026, 5, 15, 10);
   const clock = (t: number) => ({ nowMs: () => t, now: () => new Date(t) });
