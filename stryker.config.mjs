@@ -1,6 +1,6 @@
 // Mutation testing: `npm run test:mutation` (docs/testing.md, "Mutation testing").
 // StrykerJS with a node:test runner of ours (scripts/mutation/node-test-runner.mjs): each file below
-// runs as `node --import tsx <file>`, per test, on SQLite only, in the environment test/run.mjs gives.
+// runs as `node --import tsx <file>`, per test, on SQLite only (unless MUTATION_POSTGRES=1), in the environment test/run.mjs gives.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,8 +11,10 @@ if (!existsSync(join(tls, 'server.crt'))) {
   // test/run.mjs makes the local CA on its first run; the crypto suite is the quickest way there.
   execFileSync(process.execPath, [join(root, 'test', 'run.mjs'), 'test/platform/crypto.test.ts'], { cwd: root, stdio: 'inherit', env: { ...process.env, SUNAP_TEST_SKIP_POSTGRES: '1' } });
 }
+// MUTATION_POSTGRES=1 runs the suites on PostgreSQL too (slower; for code only PostgreSQL reaches,
+// such as the claim's advisory lock). Each suite makes its own database, so runners do not collide.
+if (!process.env.MUTATION_POSTGRES) process.env.SUNAP_TEST_SKIP_POSTGRES = '1';
 Object.assign(process.env, {
-  SUNAP_TEST_SKIP_POSTGRES: '1',
   NODE_EXTRA_CA_CERTS: join(tls, 'ca.crt'),
   SUNAP_TEST_TLS_DIR: tls,
   SUNAP_USE_TSX: '1',
@@ -36,6 +38,7 @@ const FIRST = [
   'test/platform/crypto.test.ts',
   'test/gateway/rules.test.ts',
   'test/invoicing/rules.test.ts',
+  'test/jobs/claims.test.ts',
   'test/jobs/worker.test.ts',
   'test/jobs/worker-schedule.test.ts',
   'test/jobs/outbound.test.ts',
