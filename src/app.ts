@@ -95,7 +95,7 @@ const RECONCILE_EVERY_MS = 30_000;
 /** One root that composes the whole service; the server and every test build the same app. */
 export async function buildApp(config: Config, opts: BuildOptions = {}): Promise<App> {
   const log = opts.logger ?? createLogger(config.logLevel);
-  const database = openDatabase(config.databaseUrl, { groupCommit: config.sqliteGroupCommit });
+  const database = openDatabase(config.databaseUrl, { groupCommit: config.sqliteGroupCommit, poolSize: config.pgPoolSize });
   const { db } = database;
   try {
     await migrate(db);

@@ -39,6 +39,11 @@ export interface Config {
    * GroupCommitSqliteDriver); false: one fsync per commit (SUNAP_SQLITE_GROUP_COMMIT).
    */
   sqliteGroupCommit: boolean;
+  /**
+   * PostgreSQL: connections this instance's pool opens at most (SUNAP_PG_POOL_SIZE). Several
+   * instances share the server's max_connections, so it is the operator's to size.
+   */
+  pgPoolSize: number;
   /** How often the job worker looks for due jobs, in milliseconds. */
   jobPollMs: number;
   /** How long a claimed job stays leased to one worker, in milliseconds. */
@@ -268,6 +273,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     },
     trustProxy: trustProxyVar(env),
     sqliteGroupCommit: boolVar(env, 'SUNAP_SQLITE_GROUP_COMMIT', true),
+    pgPoolSize: intVar(env, 'SUNAP_PG_POOL_SIZE', 10, 1, 1_000),
     jobPollMs: intVar(env, 'SUNAP_JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),

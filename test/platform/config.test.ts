@@ -20,6 +20,7 @@ test('defaults are those of the README configuration table', () => {
   assert.equal(c.signMaxSkewSeconds, 600);
   assert.deepEqual(c.costs, { ALIMTALK: 10, SMS: 30 });
   assert.equal(c.sqliteGroupCommit, true);
+  assert.equal(c.pgPoolSize, 10);
   // The sandbox master key is generated once into the data directory and reused.
   const key = readFileSync(join(d, 'secret.key'), 'utf8').trim();
   assert.equal(key, c.secretKey.toString('hex'));
@@ -30,7 +31,7 @@ test('overrides and derived URLs', () => {
   const c = loadConfig({
     DATABASE_URL: `sqlite:${dir()}/x.db`, PORT: '9000', SUNAP_PUBLIC_URL: 'https://pay.example.com/',
     SUNAP_PAYMENT_PAGE_URL: 'https://checkout.example.com/p', SUNAP_ALLOW_PRIVATE_TARGETS: 'false', SUNAP_SIGN_MAX_SKEW_SECONDS: '0',
-    SUNAP_SQLITE_GROUP_COMMIT: 'false',
+    SUNAP_SQLITE_GROUP_COMMIT: 'false', SUNAP_PG_POOL_SIZE: '1',
   });
   assert.equal(c.port, 9000);
   assert.equal(c.publicUrl, 'https://pay.example.com');
@@ -39,6 +40,8 @@ test('overrides and derived URLs', () => {
   assert.equal(c.allowPrivateTargets, false);
   assert.equal(c.signMaxSkewSeconds, 0);
   assert.equal(c.sqliteGroupCommit, false);
+  assert.equal(c.pgPoolSize, 1);
+  assert.equal(loadConfig({ DATABASE_URL: `sqlite:${dir()}/x.db`, SUNAP_PG_POOL_SIZE: '1000' }).pgPoolSize, 1000);
 });
 
 test('a bad value is a clear start-up error naming the variable', () => {
@@ -51,6 +54,9 @@ test('a bad value is a clear start-up error naming the variable', () => {
     [{ SUNAP_PUBLIC_URL: 'ftp://x' }, /^SUNAP_PUBLIC_URL: /],
     [{ SUNAP_ALLOW_PRIVATE_TARGETS: 'maybe' }, /^SUNAP_ALLOW_PRIVATE_TARGETS: /],
     [{ SUNAP_SQLITE_GROUP_COMMIT: 'sometimes' }, /^SUNAP_SQLITE_GROUP_COMMIT: must be true or false/],
+    [{ SUNAP_PG_POOL_SIZE: '0' }, /^SUNAP_PG_POOL_SIZE: must be between 1 and 1000/],
+    [{ SUNAP_PG_POOL_SIZE: '1001' }, /^SUNAP_PG_POOL_SIZE: must be between 1 and 1000/],
+    [{ SUNAP_PG_POOL_SIZE: 'ten' }, /^SUNAP_PG_POOL_SIZE: /],
     [{ SUNAP_SIGN_MAX_SKEW_SECONDS: '-1' }, /^SUNAP_SIGN_MAX_SKEW_SECONDS: /],
     [{ SUNAP_SECRET_KEY: 'short' }, /^SUNAP_SECRET_KEY: /],
     [{ LOG_LEVEL: 'verbose' }, /^LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"/],
