@@ -6,16 +6,12 @@
  * on the same database, as a second `sunap serve` on PostgreSQL (or the operator CLI) is.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { buildApp } from '../../src/app.js';
 import { rotateKey } from '../../src/gateway/index.js';
 import { apiSign } from '../../src/platform/crypto.js';
 import { kstCompact } from '../../src/platform/kst.js';
-import { loadConfig } from '../../src/platform/config.js';
-import { createLogger } from '../../src/platform/logging.js';
 import type { App } from '../../src/platform/http.js';
-import { forEachEngine, freePort, paymentBody, startApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
+import { forEachEngine, paymentBody, startApp, startSecondInstance, type TestApp } from '../helpers/app.js';
 
 const rd = (r: { body: any }) => r.body.result_data;
 
@@ -28,12 +24,7 @@ forEachEngine('another instance\'s changes are seen by the next signed call', (e
   before(async () => {
     t = await startApp(engine);
     key = t.apiKey;
-    const port = await freePort();
-    other = await buildApp(loadConfig({
-      DATABASE_URL: t.databaseUrl, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY, SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    }), { logger: createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })), runJobs: false });
-    await other.listen({ port, host: '127.0.0.1' });
-    otherUrl = `http://127.0.0.1:${port}`;
+    ({ app: other, url: otherUrl } = await startSecondInstance(t));
   });
   after(async () => {
     await other?.close();

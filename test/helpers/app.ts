@@ -15,6 +15,20 @@ export const TEST_SECRET_KEY = '11'.repeat(32);
 
 export { freePort };
 
+/**
+ * A second instance of the same service on the same database, as a second `sunap serve` is:
+ * its own app, port and prepared statements, no job worker, its log discarded.
+ */
+export async function startSecondInstance(t: { databaseUrl: string }, env: Record<string, string> = {}): Promise<{ app: FastifyInstance; url: string }> {
+  const port = await freePort();
+  const config = loadConfig({
+    DATABASE_URL: t.databaseUrl, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY, SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env,
+  });
+  const app = await buildApp(config, { logger: createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })), runJobs: false });
+  await app.listen({ port, host: '127.0.0.1' });
+  return { app, url: `http://127.0.0.1:${port}` };
+}
+
 export interface Answer {
   status: number;
   body: any;

@@ -6,27 +6,13 @@
  * purged by a job.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { buildApp } from '../../src/app.js';
 import { THROTTLE_PURGE_JOB } from '../../src/invoicing/index.js';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { createLogger } from '../../src/platform/logging.js';
 import type { App } from '../../src/platform/http.js';
-import { forEachEngine, freePort, startApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
+import { forEachEngine, startApp, startSecondInstance, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
 import { runSunap } from '../helpers/cli.js';
 import { newAccount } from '../invoicing/support.js';
-
-/** A second instance of the same service on the same database (what a second `sunap serve` is). */
-async function secondInstance(t: TestApp, env: Record<string, string>): Promise<{ app: App; url: string }> {
-  const port = await freePort();
-  const config = loadConfig({
-    DATABASE_URL: t.databaseUrl, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY, SUNAP_PUBLIC_URL: `http://127.0.0.1:${port}`, ...env,
-  });
-  const app = await buildApp(config, { logger: createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })), runJobs: false });
-  await app.listen({ port, host: '127.0.0.1' });
-  return { app, url: `http://127.0.0.1:${port}` };
-}
 
 async function loginAt(url: string, email: string, password: string, headers: Record<string, string> = {}): Promise<{ status: number; code: number }> {
   const res = await fetch(`${url}/app/v1/auth/login`, {
@@ -45,7 +31,7 @@ forEachEngine('sign-in throttles hold under concurrency', (engine) => {
     before(async () => {
       // The per-address limit is off here, so only the per-email lockout is at work.
       t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '0' });
-      other = await secondInstance(t, { SUNAP_LOGIN_RATE_LIMIT: '0' });
+      other = await startSecondInstance(t, { SUNAP_LOGIN_RATE_LIMIT: '0' });
     });
     after(async () => {
       await other?.app.close();
@@ -98,7 +84,7 @@ forEachEngine('sign-in throttles hold under concurrency', (engine) => {
     const env = { SUNAP_LOGIN_RATE_LIMIT: '8', SUNAP_TRUST_PROXY: '1' };
     before(async () => {
       t = await startApp(engine, env);
-      other = await secondInstance(t, env);
+      other = await startSecondInstance(t, env);
     });
     after(async () => {
       await other?.app.close();
