@@ -45,6 +45,8 @@ const FIRST = [
   'test/jobs/deliveries.test.ts',
   'test/jobs/retention.test.ts',
   'test/ports/sandbox.test.ts',
+  'test/ports/provider-http.test.ts',
+  'test/ports/http-out.test.ts',
   'test/live/adapters.test.ts',
   'test/gateway/recovery.test.ts',
   'test/gateway/api.test.ts',
