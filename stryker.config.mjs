@@ -48,6 +48,7 @@ const FIRST = [
   'test/ports/provider-http.test.ts',
   'test/ports/http-out.test.ts',
   'test/ports/solapi.test.ts',
+  'test/ports/toss.test.ts',
   'test/live/adapters.test.ts',
   'test/gateway/recovery.test.ts',
   'test/gateway/api.test.ts',
