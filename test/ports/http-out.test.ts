@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { ANSWER_KEEP_BYTES, createHttpOut } from '../../src/ports/http-out.js';
+import ipaddr from 'ipaddr.js';
+import { ANSWER_KEEP_BYTES, createHttpOut, guardedLookup, isForbiddenAddress, type LookupFunction } from '../../src/ports/http-out.js';
 import { Receiver } from '../helpers/receiver.js';
 
 /**
@@ -80,6 +81,14 @@ describe('outbound HTTP port', () => {
     assert.equal(seen[0]!.headers['x-sunap-test'], '1');
   });
 
+  test('a finished call leaves no timer behind', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await out.post(`${base}/ok`, Buffer.from('{}'), {});
+    const before = timers();
+    await out.post(`${base}/ok`, Buffer.from('{}'), {}, 60_000);
+    assert.equal(timers(), before);
+  });
+
   test('connections are kept alive: two calls in a row to one receiver share a socket', async () => {
     seen.length = 0;
     await out.post(`${base}/ok`, Buffer.from('1'), {});
@@ -128,10 +137,73 @@ describe('outbound HTTP port', () => {
       }
       assert.equal(seen.length, 0);
     });
-    test('a name that resolves to loopback is refused at connect time', async () => {
+    test('a name that resolves to loopback is refused by the guarded lookup, before a socket is opened', async () => {
       seen.length = 0;
-      await assert.rejects(strict.post(`http://localhost:${new URL(base).port}/ok`, Buffer.from('{}'), {}), /not allowed|private|loopback/i);
+      await assert.rejects(strict.post(`http://localhost:${new URL(base).port}/ok`, Buffer.from('{}'), {}),
+        (e: Error) => /^not allowed: localhost resolves to (127\.0\.0\.1|::1), a private, loopback or reserved address$/.test(e.message) && (e as { code?: string }).code === 'SUNAP_FORBIDDEN_TARGET', 'the lookup\'s own refusal');
       assert.equal(seen.length, 0);
     });
+    test('a name is not refused for being a name: it is resolved first (here it does not resolve)', async () => {
+      await assert.rejects(strict.post('http://sunap-test.invalid/ok', Buffer.from('{}'), {}), (e: Error) => !e.message.startsWith('not allowed'));
+    });
+  });
+});
+
+// The guard's decision, without a socket (moved here from test/robustness/hostile, which keeps
+// the end-to-end refusals aimed at loopback).
+describe('outbound guard: which addresses a callback may reach when private targets are refused', () => {
+  const forbidden = [
+    // loopback, unspecified, this network
+    '127.0.0.1', '127.255.255.254', '0.0.0.0', '0.1.2.3', '::1', '::',
+    // RFC 1918, CGNAT, link-local (cloud metadata), benchmarking, documentation, reserved, multicast, broadcast
+    '10.0.0.1', '10.255.255.255', '172.16.0.1', '172.31.255.255', '192.168.0.1', '192.168.255.255', '100.64.0.1', '169.254.169.254',
+    '198.18.0.1', '192.0.2.1', '240.0.0.1', '224.0.0.1', '255.255.255.255',
+    // IPv6 unique-local, link-local, site-local, multicast, documentation, discard
+    'fc00::1', 'fd00::2', 'fdff:ffff::1', 'fe80::1', 'febf::1', 'fec0::1', 'ff02::1', '2001:db8::1', '100::1',
+    // IPv4 inside IPv6: mapped, compatible (ipaddr.js calls ::/96 unicast), NAT64, 6to4, Teredo, SIIT
+    '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '::127.0.0.1', '::10.0.0.1', '::169.254.169.254', '::7f00:1',
+    '64:ff9b::a00:1', '64:ff9b::7f00:1', '2002:a00:1::1', '2002:7f00:1::1', '2001::1', '::ffff:0:a00:1',
+    // not an address at all
+    'localhost', '', '0177.0.0.1', '2130706433',
+  ];
+  const allowed = ['8.8.8.8', '1.1.1.1', '203.0.114.1', '2606:4700:4700::1111', '2a00:1450:4001::1', '::ffff:8.8.8.8'];
+
+  test('every private, loopback, link-local, unique-local, reserved and embedded form is forbidden', () => {
+    for (const ip of forbidden) assert.equal(isForbiddenAddress(ip), true, ip);
+  });
+
+  test('public unicast addresses are not', () => {
+    for (const ip of allowed) assert.equal(isForbiddenAddress(ip), false, ip);
+  });
+
+  test('the agent library alone would let IPv4-compatible IPv6 through (why the second check exists)', () => {
+    // request-filtering-agent refuses when ipaddr.js says anything but "unicast"; for ::/96 it says unicast.
+    for (const ip of ['::7f00:1', '::a00:1', '::a9fe:a9fe']) assert.equal(ipaddr.parse(ip).range(), 'unicast', ip);
+    for (const ip of ['::7f00:1', '::a00:1', '::a9fe:a9fe']) assert.equal(isForbiddenAddress(ip), true, ip);
+  });
+
+  test('a name that resolves inward is refused by the lookup, whatever else it resolves to', async () => {
+    const fake = (answer: dnsAnswer): LookupFunction => (_h, opts, cb) => {
+      if (opts.all) cb(null, answer.map(([address, family]) => ({ address, family })));
+      else cb(null, answer[0]![0], answer[0]![1]);
+    };
+    type dnsAnswer = [string, number][];
+    const lookup = (answer: dnsAnswer, all: boolean) => new Promise<{ err: Error | null; address?: unknown }>((resolve) => {
+      guardedLookup(fake(answer))('partner.example', { all }, (err, address) => resolve({ err, address }));
+    });
+    for (const all of [true, false]) {
+      for (const answer of [[['10.0.0.7', 4]], [['169.254.169.254', 4]], [['fd12::1', 6]], [['8.8.8.8', 4], ['192.168.1.1', 4]], [['::ffff:172.16.0.1', 6]], [['::10.1.1.1', 6]]] as dnsAnswer[]) {
+        const r = await lookup(answer, all);
+        if (!all && answer.length > 1) continue; // one address asked, one given: the public one
+        assert.ok(r.err, `${JSON.stringify(answer)} (all=${all}) must be refused`);
+        assert.match(r.err!.message, /not allowed: partner\.example resolves to .*, a private, loopback or reserved address/);
+      }
+      const ok = await lookup([['8.8.8.8', 4], ['2606:4700:4700::1111', 6]], all);
+      assert.equal(ok.err, null);
+    }
+    // A failed resolution stays a failure.
+    const failing: LookupFunction = (_h, _o, cb) => cb(Object.assign(new Error('getaddrinfo ENOTFOUND x'), { code: 'ENOTFOUND' }));
+    const r = await new Promise<Error | null>((resolve) => guardedLookup(failing)('x', {}, (err) => resolve(err)));
+    assert.match(r!.message, /ENOTFOUND/);
   });
 });
