@@ -6,6 +6,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { eucKrBytes, SolapiMessaging } from '../../src/ports/solapi-messaging.js';
 import type { MessageRequest } from '../../src/ports/messaging.js';
+import { freePort } from '../helpers/app.js';
 
 /**
  * The Solapi adapter's mapping of each answer Solapi documents (docs/going-live.md, "Solapi"),
@@ -115,9 +116,25 @@ describe('Solapi adapter, answer by answer', () => {
     assert.deepEqual(await solapi().send(sms()), { accepted: false, error: 'refused by the messaging provider (1062)' });
   });
 
-  test('an accepted answer without a message id is an error, not an acceptance', async () => {
+  test('an accepted answer without a message id is an error, not an acceptance; so is a 200 that is not JSON', async () => {
     script.push({ status: 200, body: { failedMessageList: [], messageList: [{}] } });
     await assert.rejects(solapi().send(sms()), /the send was answered without a message id/);
+    script.push({ status: 200, body: 'not an object' }, { status: 200, body: null });
+    await assert.rejects(solapi().send(sms()), (e: Error) => e.message === 'solapi: the send was answered without a message id');
+    await assert.rejects(solapi().send(sms()), (e: Error) => e.message === 'solapi: the send was answered without a message id');
+  });
+
+  test('the doctor\'s check: accepted with the sender, channel and template named; refused in an operator\'s words; unreachable', async () => {
+    script.push({ status: 200, body: { messageList: {} } }, { status: 401, body: { errorCode: 'RequestTimeTooSkewed', errorMessage: 'm' } }, { status: 500, body: { errorCode: 'X' } });
+    assert.deepEqual(await solapi().checkCredentials(), { ok: true, detail: `solapi at ${base}: the API key was accepted; sender 0212345678, channel PF1, template TPL1` });
+    assert.equal(seen[0]!.query.get('limit'), '1');
+    assert.deepEqual(await solapi().checkCredentials(), {
+      ok: false, detail: `solapi at ${base}: the messaging provider refused Sunap's credentials (RequestTimeTooSkewed: m); the server clock is more than 15 minutes off the provider's; correct the server's time`,
+    });
+    assert.deepEqual(await solapi().checkCredentials(), { ok: false, detail: `solapi at ${base}: unexpected answer 500 X` });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const gone = new SolapiMessaging({ apiKey: 'KEY', apiSecret: 'SECRET', baseUrl: closed, sender: 's', pfId: 'p', templateId: 't', timeoutMs: 500 });
+    assert.deepEqual(await gone.checkCredentials(), { ok: false, detail: `solapi at ${closed}: GET ${closed}/messages/v4/list: ECONNREFUSED` });
   });
 
   describe('a retry looks for the message a lost answer created', () => {

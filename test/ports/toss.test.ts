@@ -124,6 +124,7 @@ describe('Toss adapter, answer by answer', () => {
         [50, 'UNAUTHORIZED_KEY', 'toss: the secret key was refused (SUNAP_TOSS_SECRET_KEY); run sunap doctor'],
         [40, 'UNAUTHORIZED_KEY', 'toss: approval not made'],
       ]);
+      assert.deepEqual([(lines[1] as Record<string, unknown>).attempt, (lines[1] as Record<string, unknown>).status], ['att/1', 401]);
     });
 
     test('an order already processed, or an open outcome, is settled by looking the order up', async () => {
@@ -133,6 +134,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.equal(seen[1]!.body, '');
       assert.equal(seen[1]!.headers['content-type'], undefined);
       assert.deepEqual(lines.map((l) => l.msg), ['toss: approval outcome open; looking it up']);
+      assert.deepEqual([(lines[0] as Record<string, unknown>).attempt, lines[0]!.code, (lines[0] as Record<string, unknown>).status], ['att/1', 'DUPLICATED_ORDER_ID', 409]);
       seen.length = 0;
       script.push({ status: 500, body: { code: 'FAILED_INTERNAL_SYSTEM_PROCESSING' } }, { status: 200, body: { status: 'ABORTED', failure: { code: 'REJECT_CARD_PAYMENT' } } });
       assert.deepEqual(await toss().approve(approval()), { outcome: 'DECLINED', message: '한도 초과 또는 잔액 부족으로 결제되지 않았습니다' });
@@ -145,6 +147,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.equal((await toss().approve(approval())).outcome, 'APPROVED');
       assert.ok(Date.now() - started >= 300 + 500 - 20, 'the time limit, then the pause');
       assert.equal(lines[0]!.msg, 'toss: approval unanswered; looking it up');
+      assert.deepEqual([(lines[0] as Record<string, unknown>).attempt, (lines[0] as Record<string, unknown>).problem], ['att/1', `POST ${base}/v1/payments/key-in: no answer within 300 ms`]);
       script.push({ status: 500, body: {}, delayMs: 1000 });
       await assert.rejects(toss().approve(approval()), (e: Error) => e instanceof OutcomeUnknown && e.message === 'toss: the approval\'s answer was lost and the order is not known yet');
       script.push({ status: 500, body: {}, delayMs: 1000 }, { status: 500, body: { code: 'X' } });
@@ -153,11 +156,35 @@ describe('Toss adapter, answer by answer', () => {
     });
   });
 
-  test('lookup: an order Toss never saw is null (both of its not-found codes); another 404 is an error', async () => {
-    script.push({ status: 404, body: { code: 'NOT_FOUND_PAYMENT' } }, { status: 404, body: { code: 'NOT_FOUND' } }, { status: 404, body: { code: 'NOT_FOUND_METHOD' } });
+  test('lookup: an order Toss never saw is null (both of its not-found codes, on a 404); anything else is an error', async () => {
+    script.push({ status: 404, body: { code: 'NOT_FOUND_PAYMENT' } }, { status: 404, body: { code: 'NOT_FOUND' } }, { status: 404, body: { code: 'NOT_FOUND_METHOD' } }, { status: 400, body: { code: 'NOT_FOUND_PAYMENT' } });
     assert.equal(await toss().lookup('k'), null);
     assert.equal(await toss().lookup('k'), null);
     await assert.rejects(toss().lookup('k'), (e: Error) => e.message === 'toss: look-up of an order answered 404 NOT_FOUND_METHOD');
+    await assert.rejects(toss().lookup('k'), (e: Error) => e.message === 'toss: look-up of an order answered 400 NOT_FOUND_PAYMENT');
+  });
+
+  test('its own time budget: two calls and the pause before the look-up', () => {
+    assert.equal(toss().callLimitMs, 2 * 300 + 500);
+  });
+
+  test('without a logger every path still answers (the logger is optional)', async () => {
+    const quiet = new TossCardProcessor({ secretKey: 'test_sk_abc', baseUrl: base, timeoutMs: 300 });
+    script.push({ status: 401, body: { code: 'UNAUTHORIZED_KEY' } }, { status: 400, body: { code: 'REJECT_CARD_COMPANY' } }, { status: 409, body: { code: 'DUPLICATED_ORDER_ID' } }, done());
+    assert.equal((await quiet.approve(approval())).outcome, 'ERROR');
+    assert.equal((await quiet.approve(approval())).outcome, 'DECLINED');
+    assert.equal((await quiet.approve(approval())).outcome, 'APPROVED');
+    script.push({ status: 200, body: {}, delayMs: 1000 }, done());
+    assert.equal((await quiet.approve(approval())).outcome, 'APPROVED');
+    script.push({ status: 200, body: {}, delayMs: 1000 }, { status: 401, body: { code: 'UNAUTHORIZED_KEY' } });
+    assert.equal((await quiet.cancel({ idempotencyKey: 'c', approvalNumber: '1', amount: 1, cardBin: '', cardLast4: '', processorRef: 'pk', reason: '' } as never)).outcome, 'FAILED');
+  });
+
+  test('an error that is not a lost answer (a malformed base URL) is thrown as it is, never looked up or retried', async () => {
+    const broken = new TossCardProcessor({ secretKey: 'test_sk_abc', baseUrl: 'not a url', timeoutMs: 300 }, log);
+    await assert.rejects(broken.approve(approval()), (e: Error) => e instanceof TypeError && !(e instanceof OutcomeUnknown));
+    await assert.rejects(broken.cancel({ idempotencyKey: 'c', approvalNumber: '1', amount: 1, cardBin: '', cardLast4: '', processorRef: 'pk', reason: '' } as never), TypeError);
+    assert.equal(lines.length, 0, 'no look-up or retry was logged');
   });
 
   describe('cancel', () => {
@@ -191,7 +218,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'CANCELED' });
       script.push({ status: 200, body: {}, delayMs: 1000 }, { status: 200, body: {} });
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'CANCELED' });
-      assert.equal(lines.filter((l) => l.msg === 'toss: cancel unanswered').length, 1);
+      assert.deepEqual(lines.filter((l) => l.msg === 'toss: cancel unanswered').map((l) => (l as Record<string, unknown>).key), ['cx-1']);
       script.push({ status: 502, body: {} }, { status: 503, body: {} }, { status: 200, body: {} });
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'FAILED', message: 'Toss did not confirm the cancel; request it again (the same cancel is never made twice)' });
       assert.equal(seen.length, 8, 'two tries each, never a third');
@@ -203,7 +230,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'FAILED', message: '403: the cancel was refused' });
       assert.equal(lines.length, 0);
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'FAILED', message: 'UNAUTHORIZED_KEY: m' });
-      assert.deepEqual(lines.map((l) => [l.level, l.code]), [[50, 'UNAUTHORIZED_KEY']]);
+      assert.deepEqual(lines.map((l) => [l.level, l.code, l.msg]), [[50, 'UNAUTHORIZED_KEY', 'toss: the secret key was refused (SUNAP_TOSS_SECRET_KEY); run sunap doctor']]);
       assert.equal(seen.length, 3, 'a refusal is not retried');
     });
   });
