@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import pino from 'pino';
 import { OutcomeUnknown } from '../../src/ports/card-processor.js';
-import { APPROVE_ERRORS, approveError, cardCompany } from '../../src/ports/toss-codes.js';
+import { APPROVE_ERRORS, approveError, CARD_COMPANIES, cardCompany } from '../../src/ports/toss-codes.js';
 import { TossCardProcessor } from '../../src/ports/toss-card-processor.js';
 
 /**
@@ -125,6 +125,15 @@ describe('Toss adapter, answer by answer', () => {
         [40, 'UNAUTHORIZED_KEY', 'toss: approval not made'],
       ]);
       assert.deepEqual([(lines[1] as Record<string, unknown>).attempt, (lines[1] as Record<string, unknown>).status], ['att/1', 401]);
+    });
+
+    test('each of the three key codes is logged as a refused key; a decline code is not', async () => {
+      for (const code of ['UNAUTHORIZED_KEY', 'INVALID_API_KEY', 'FORBIDDEN_REQUEST', 'INVALID_CARD_NUMBER']) {
+        lines.length = 0;
+        script.push({ status: 401, body: { code } });
+        await toss().approve(approval());
+        assert.equal(lines.some((l) => l.msg === 'toss: the secret key was refused (SUNAP_TOSS_SECRET_KEY); run sunap doctor'), code !== 'INVALID_CARD_NUMBER', code);
+      }
     });
 
     test('an order already processed, or an open outcome, is settled by looking the order up', async () => {
@@ -257,5 +266,19 @@ describe('Toss adapter, answer by answer', () => {
     assert.deepEqual(approveError(400, 'NEW', ''), { kind: 'DECLINED', message: '카드 결제가 승인되지 않았습니다' });
     assert.equal(cardCompany(''), '카드사');
     assert.equal(cardCompany('4V'), 'VISA');
+    assert.equal(cardCompany('??'), '카드사(??)');
+  });
+
+  test('every company in the table has a name, and every decline or error a message in Korean for the page', () => {
+    assert.equal(Object.keys(CARD_COMPANIES).length, 31);
+    for (const [code, name] of Object.entries(CARD_COMPANIES)) {
+      assert.ok(name.length >= 2, code);
+      assert.equal(cardCompany(code), name);
+    }
+    for (const [code, kind] of Object.entries(APPROVE_ERRORS)) {
+      if (kind.kind === 'DECLINED' || kind.kind === 'ERROR') assert.match(kind.message, /^[가-힣0-9 ,.]+$/u, code);
+    }
+    const kinds = Object.values(APPROVE_ERRORS).map((k) => k.kind);
+    assert.deepEqual([...new Set(kinds)].sort(), ['DECLINED', 'ERROR', 'EXISTS', 'UNKNOWN']);
   });
 });
