@@ -135,6 +135,9 @@ describe('Solapi adapter, answer by answer', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const gone = new SolapiMessaging({ apiKey: 'KEY', apiSecret: 'SECRET', baseUrl: closed, sender: 's', pfId: 'p', templateId: 't', timeoutMs: 500 });
     assert.deepEqual(await gone.checkCredentials(), { ok: false, detail: `solapi at ${closed}: GET ${closed}/messages/v4/list: ECONNREFUSED` });
+    // Anything but an unanswered call (here a malformed base URL) is a fault of Sunap's own, thrown as it is.
+    const broken = new SolapiMessaging({ apiKey: 'KEY', apiSecret: 'SECRET', baseUrl: 'not a url', sender: 's', pfId: 'p', templateId: 't', timeoutMs: 500 });
+    await assert.rejects(broken.checkCredentials(), TypeError);
   });
 
   describe('a retry looks for the message a lost answer created', () => {
