@@ -119,8 +119,10 @@ describe('Solapi adapter, answer by answer', () => {
   test('an accepted answer without a message id is an error, not an acceptance; so is a 200 that is not JSON', async () => {
     script.push({ status: 200, body: { failedMessageList: [], messageList: [{}] } });
     await assert.rejects(solapi().send(sms()), /the send was answered without a message id/);
-    script.push({ status: 200, body: 'not an object' }, { status: 200, body: null });
+    script.push({ status: 200, body: 'not an object' }, { status: 200, body: null }, { status: 200, body: { failedMessageList: 'none', messageList: {} } });
     await assert.rejects(solapi().send(sms()), (e: Error) => e.message === 'solapi: the send was answered without a message id');
+    await assert.rejects(solapi().send(sms()), (e: Error) => e.message === 'solapi: the send was answered without a message id');
+    // Lists that are not arrays are read as empty: no failure, and no message id.
     await assert.rejects(solapi().send(sms()), (e: Error) => e.message === 'solapi: the send was answered without a message id');
   });
 
