@@ -8,6 +8,7 @@ import { OutboundFailure } from '../../src/jobs/outbound.js';
 import { JobWorker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { forEachEngine } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { captureLog } from '../helpers/log.js';
 import { eventually } from '../helpers/wait.js';
 
 /**
@@ -49,12 +50,6 @@ function gate() {
   return { opened, open };
 }
 
-/** A logger whose lines (level 30 and up) land in `lines`. */
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const log = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-  return { lines, log, msgs: (msg: string) => lines.filter((l) => l.msg === msg) };
-}
 
 forEachEngine('job worker timing', (engine) => {
   let drop: () => Promise<void>;
@@ -149,7 +144,7 @@ forEachEngine('job worker timing', (engine) => {
     let ran = 0;
     const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => void ran++ });
     await add(def, t);
-    const { log, msgs } = capture();
+    const { log, msgs } = captureLog();
     const w = new JobWorker(store.db, store.engine, plain, log, { pollMs: NEVER, leaseMs: 60_000, concurrency: 8, batch: 8 });
     w.register(def, null);
     w.start();
@@ -186,7 +181,7 @@ forEachEngine('job worker timing', (engine) => {
 
   test('a failed poll is logged and polling goes on', async () => {
     const clock = new TestClock();
-    const { log, msgs } = capture();
+    const { log, msgs } = captureLog();
     clock.failNext = new Error('settings unreadable');
     const w = make(clock, { pollMs: 20 }, log);
     w.start();
@@ -387,7 +382,7 @@ forEachEngine('job worker timing', (engine) => {
     let started = false;
     const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => { started = true; await hang.opened; } });
     await add(def, clock);
-    const { log, msgs } = capture();
+    const { log, msgs } = captureLog();
     // leaseMs 150: renewals every 100 ms (the shortest interval the worker uses).
     const w = make(clock, { leaseMs: 150 }, log, failing);
     w.register(def, null);
@@ -417,7 +412,7 @@ forEachEngine('job worker timing', (engine) => {
     let started = false;
     const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [1], run: async () => { started = true; await hang.opened; } });
     await add(def, clock);
-    const { log, msgs } = capture();
+    const { log, msgs } = captureLog();
     const w = make(clock, {}, log);
     w.register(def, null);
     const draining = w.drain();
@@ -445,7 +440,7 @@ forEachEngine('job worker timing', (engine) => {
     const k = kind();
     const def = defineJob<unknown, null>({ kind: k, backoffSeconds: [5], run: async () => { throw new Error('receiver down'); } });
     await add(def, clock);
-    const { log, msgs } = capture();
+    const { log, msgs } = captureLog();
     const failures: [string, boolean][] = [];
     const w = make(clock, { onFailure: (kd, final) => void failures.push([kd, final]) }, log);
     w.register(def, null);

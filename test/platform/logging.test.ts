@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { createLogger, lazyRequestLogger, redactUrl } from '../../src/platform/logging.js';
+import { captureLog } from '../helpers/log.js';
 
-function sink() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  return { lines, stream };
-}
 const flush = () => new Promise((r) => setImmediate(r));
 
 test('the request logger writes what a pino child would: its binding, the message, redaction kept', async () => {
-  const { lines, stream } = sink();
+  const { lines, stream } = captureLog();
   const log = lazyRequestLogger(createLogger('info', stream), { reqId: 'req-7' }, {});
   log.info({ body: { password: 'hunter2', API_SIGN: 'f'.repeat(64) } }, 'hello');
   log.error({ n: 1 }, 'bad');
@@ -30,7 +20,7 @@ test('the request logger writes what a pino child would: its binding, the messag
 });
 
 test('the request logger follows the level: below it nothing is written, at it the line is', async () => {
-  const { lines, stream } = sink();
+  const { lines, stream } = captureLog();
   const log = lazyRequestLogger(createLogger('warn', stream), { reqId: 'r' }, {});
   assert.equal(log.level, 'warn');
   log.info('not written');
@@ -48,7 +38,7 @@ test('the request logger follows the level: below it nothing is written, at it t
 });
 
 test('a child of the request logger keeps both bindings', async () => {
-  const { lines, stream } = sink();
+  const { lines, stream } = captureLog();
   const log = lazyRequestLogger(createLogger('info', stream), { reqId: 'r1' }, {}).child({ job: 'j1' });
   log.info('x');
   await flush();

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import pino from 'pino';
-import { Writable } from 'node:stream';
 import { eucKrBytes, SolapiMessaging } from '../../src/ports/solapi-messaging.js';
 import type { MessageRequest } from '../../src/ports/messaging.js';
 import { freePort } from '../helpers/app.js';
+import { captureLog } from '../helpers/log.js';
+import { ScriptedServer } from '../helpers/scripted-server.js';
 
 /**
  * The Solapi adapter's mapping of each answer Solapi documents (docs/going-live.md, "Solapi"),
@@ -15,35 +13,16 @@ import { freePort } from '../helpers/app.js';
  * The behaviour against a fake that checks Solapi's auth is in test/live/adapters and messages.
  */
 describe('Solapi adapter, answer by answer', () => {
-  let server: Server;
+  // Any other answer is a 404, as for a path Solapi does not have.
+  const server = new ScriptedServer({ status: 404, body: { errorCode: 'NotFound' } });
+  const { seen, script } = server;
   let base: string;
-  const seen: { method: string; path: string; query: URLSearchParams; headers: IncomingHttpHeaders; body: string }[] = [];
-  /** Answers in order; when empty, 404. */
-  const script: { status: number; body: unknown }[] = [];
   before(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const u = new URL(req.url!, 'http://x');
-        seen.push({ method: req.method!, path: u.pathname, query: u.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString() });
-        const a = script.shift() ?? { status: 404, body: { errorCode: 'NotFound' } };
-        res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = (await server.start()).url;
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  beforeEach(() => {
-    seen.length = 0;
-    script.length = 0;
-  });
-  const lines: { level: number; code?: string; msg: string }[] = [];
-  const log = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => { lines.push(JSON.parse(c.toString())); cb(); } }));
+  after(() => server.close());
+  beforeEach(() => server.reset());
+  const { lines, log } = captureLog();
   const solapi = () => new SolapiMessaging({ apiKey: 'KEY', apiSecret: 'SECRET', baseUrl: base, sender: '0212345678', pfId: 'PF1', templateId: 'TPL1', timeoutMs: 1000 }, log);
   const sms = (over: Partial<MessageRequest> = {}): MessageRequest => ({ idempotencyKey: 'send-1', channel: 'SMS', to: '01012345678', text: '안내', link: '', ...over });
   const accepted = (id = 'M1') => ({ status: 200, body: { failedMessageList: [], messageList: [{ messageId: id }] } });

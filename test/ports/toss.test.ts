@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import pino from 'pino';
 import { OutcomeUnknown } from '../../src/ports/card-processor.js';
 import { APPROVE_ERRORS, approveError, CARD_COMPANIES, cardCompany } from '../../src/ports/toss-codes.js';
 import { TossCardProcessor } from '../../src/ports/toss-card-processor.js';
+import { captureLog } from '../helpers/log.js';
+import { ScriptedServer } from '../helpers/scripted-server.js';
 
 /**
  * The Toss Payments adapter's mapping of each answer Toss documents (docs/going-live.md, "Toss
@@ -15,35 +13,19 @@ import { TossCardProcessor } from '../../src/ports/toss-card-processor.js';
  * against a fake that checks Toss's auth and idempotency is in test/live/adapters and cards.
  */
 describe('Toss adapter, answer by answer', () => {
-  let server: Server;
+  // Any other answer is Toss's "no such payment".
+  const server = new ScriptedServer({ status: 404, body: { code: 'NOT_FOUND_PAYMENT', message: '존재하지 않는 결제 정보 입니다.' } });
+  const { seen, script } = server;
   let base: string;
-  const seen: { method: string; path: string; headers: IncomingHttpHeaders; body: string }[] = [];
-  /** Answers in order (`delayMs` holds one back); when empty, 404 NOT_FOUND_PAYMENT. */
-  const script: { status: number; body: unknown; delayMs?: number }[] = [];
   before(async () => {
-    server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        seen.push({ method: req.method!, path: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
-        const a = script.shift() ?? { status: 404, body: { code: 'NOT_FOUND_PAYMENT', message: '존재하지 않는 결제 정보 입니다.' } };
-        setTimeout(() => { if (!res.destroyed) res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body)); }, a.delayMs ?? 0);
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = (await server.start()).url;
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
-  const lines: { level: number; code?: string; msg: string }[] = [];
+  after(() => server.close());
+  const { lines, log } = captureLog();
   beforeEach(() => {
-    seen.length = 0;
-    script.length = 0;
+    server.reset();
     lines.length = 0;
   });
-  const log = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => { lines.push(JSON.parse(c.toString())); cb(); } }));
   const toss = (over: { testCode?: string; secretKey?: string } = {}) => new TossCardProcessor({ secretKey: 'test_sk_abc', baseUrl: base, timeoutMs: 300, ...over }, log);
   const card = { number: '4242424242424242', expiryMonth: '12', expiryYear: '39', holderId: '900101', passwordDigits: '12' };
   const approval = (over: { installmentMonth?: string; orderName?: string } = {}) => ({ idempotencyKey: 'att/1', amount: 11000, installmentMonth: '00', card, orderName: '수업료', ...over });
@@ -124,7 +106,7 @@ describe('Toss adapter, answer by answer', () => {
         [50, 'UNAUTHORIZED_KEY', 'toss: the secret key was refused (SUNAP_TOSS_SECRET_KEY); run sunap doctor'],
         [40, 'UNAUTHORIZED_KEY', 'toss: approval not made'],
       ]);
-      assert.deepEqual([(lines[1] as Record<string, unknown>).attempt, (lines[1] as Record<string, unknown>).status], ['att/1', 401]);
+      assert.deepEqual([lines[1]!.attempt, lines[1]!.status], ['att/1', 401]);
     });
 
     test('each of the three key codes is logged as a refused key; a decline code is not', async () => {
@@ -143,7 +125,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.equal(seen[1]!.body, '');
       assert.equal(seen[1]!.headers['content-type'], undefined);
       assert.deepEqual(lines.map((l) => l.msg), ['toss: approval outcome open; looking it up']);
-      assert.deepEqual([(lines[0] as Record<string, unknown>).attempt, lines[0]!.code, (lines[0] as Record<string, unknown>).status], ['att/1', 'DUPLICATED_ORDER_ID', 409]);
+      assert.deepEqual([lines[0]!.attempt, lines[0]!.code, lines[0]!.status], ['att/1', 'DUPLICATED_ORDER_ID', 409]);
       seen.length = 0;
       script.push({ status: 500, body: { code: 'FAILED_INTERNAL_SYSTEM_PROCESSING' } }, { status: 200, body: { status: 'ABORTED', failure: { code: 'REJECT_CARD_PAYMENT' } } });
       assert.deepEqual(await toss().approve(approval()), { outcome: 'DECLINED', message: '한도 초과 또는 잔액 부족으로 결제되지 않았습니다' });
@@ -156,7 +138,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.equal((await toss().approve(approval())).outcome, 'APPROVED');
       assert.ok(Date.now() - started >= 300 + 500 - 20, 'the time limit, then the pause');
       assert.equal(lines[0]!.msg, 'toss: approval unanswered; looking it up');
-      assert.deepEqual([(lines[0] as Record<string, unknown>).attempt, (lines[0] as Record<string, unknown>).problem], ['att/1', `POST ${base}/v1/payments/key-in: no answer within 300 ms`]);
+      assert.deepEqual([lines[0]!.attempt, lines[0]!.problem], ['att/1', `POST ${base}/v1/payments/key-in: no answer within 300 ms`]);
       script.push({ status: 500, body: {}, delayMs: 1000 });
       await assert.rejects(toss().approve(approval()), (e: Error) => e instanceof OutcomeUnknown && e.message === 'toss: the approval\'s answer was lost and the order is not known yet');
       script.push({ status: 500, body: {}, delayMs: 1000 }, { status: 500, body: { code: 'X' } });
@@ -227,7 +209,7 @@ describe('Toss adapter, answer by answer', () => {
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'CANCELED' });
       script.push({ status: 200, body: {}, delayMs: 1000 }, { status: 200, body: {} });
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'CANCELED' });
-      assert.deepEqual(lines.filter((l) => l.msg === 'toss: cancel unanswered').map((l) => (l as Record<string, unknown>).key), ['cx-1']);
+      assert.deepEqual(lines.filter((l) => l.msg === 'toss: cancel unanswered').map((l) => l.key), ['cx-1']);
       script.push({ status: 502, body: {} }, { status: 503, body: {} }, { status: 200, body: {} });
       assert.deepEqual(await toss().cancel(cancel() as never), { outcome: 'FAILED', message: 'Toss did not confirm the cancel; request it again (the same cancel is never made twice)' });
       assert.equal(seen.length, 8, 'two tries each, never a third');
