@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { luhnValid } from '../../src/ports/card-processor.js';
 import { SANDBOX_CARDS, SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
 import { SandboxMessaging } from '../../src/ports/sandbox-messaging.js';
 import { listSandboxMessages, normalizePhone, OUTBOX_MAX_LIMIT } from '../../src/ports/sandbox-repository.js';
-import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
-import { createTestDatabase, engines } from '../helpers/db.js';
+import { engines, withDatabase } from '../helpers/db.js';
 
 /**
  * The sandbox adapters behind the card and messaging ports (docs/reference.md, "Sandbox"), each
@@ -60,18 +59,7 @@ describe('sandbox card processor without a database (memory)', () => {
 
 for (const engine of engines) {
   describe(`sandbox card processor [${engine}]`, () => {
-    let handle: DatabaseHandle;
-    let drop: () => Promise<void>;
-    before(async () => {
-      const t = await createTestDatabase(engine);
-      drop = t.drop;
-      handle = openDatabase(t.url);
-      await migrate(handle.db);
-    });
-    after(async () => {
-      await handle.close();
-      await drop();
-    });
+    const handle = withDatabase(engine);
 
     test('the approving cards approve with their issuer and an 8-digit approval number', async () => {
       const p = new SandboxCardProcessor(handle.db);
@@ -127,21 +115,12 @@ for (const engine of engines) {
   });
 
   describe(`sandbox messaging [${engine}]`, () => {
-    let handle: DatabaseHandle;
-    let drop: () => Promise<void>;
+    const handle = withDatabase(engine);
     const nowMs = Date.UTC(2026, 10, 22, 3, 0, 0);
     const clock = { nowMs: () => nowMs, now: () => new Date(nowMs) } as never;
     let m: SandboxMessaging;
-    before(async () => {
-      const t = await createTestDatabase(engine);
-      drop = t.drop;
-      handle = openDatabase(t.url);
-      await migrate(handle.db);
+    before(() => {
       m = new SandboxMessaging(handle.db, clock);
-    });
-    after(async () => {
-      await handle.close();
-      await drop();
     });
     const msg = (key: string, to: string, channel: 'ALIMTALK' | 'SMS' = 'ALIMTALK') => ({ idempotencyKey: key, channel, to, text: '청구서가 도착했습니다', link: 'https://pay.example.kr/pay/INV1' });
 
