@@ -9,11 +9,15 @@ import { withSlot } from './slot.js';
 const amountMismatch = (p: Payment) =>
   new GatewayError(C.AMOUNT_MISMATCH, `APPROVAL_AMOUNT: the requested cancel amount does not match the original approved amount (${p.amount})`);
 
-/** The processor call of a full cancel, under the payment's one cancel key (a retry refunds nothing twice). */
-export function cancelAtProcessor(ctx: GatewayContext, p: Payment, reason = ''): Promise<CancelOutcome> {
+/**
+ * The processor call of a full cancel, under the payment's one cancel key (a retry refunds
+ * nothing twice). Without a reason (none given, or a reconcile, which does not know the
+ * request's) the processor is told 결제 취소.
+ */
+export function cancelAtProcessor(ctx: GatewayContext, p: Payment, reason: string): Promise<CancelOutcome> {
   return ctx.processor.cancel({
     idempotencyKey: `cancel:${p.id}`, approvalNumber: p.approval_number ?? '', amount: p.amount, cardBin: p.card_bin ?? '', cardLast4: p.card_last4 ?? '',
-    processorRef: p.processor_ref, reason: reason || p.cancel_reason || '결제 취소',
+    processorRef: p.processor_ref, reason: reason || '결제 취소',
   });
 }
 

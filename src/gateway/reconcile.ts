@@ -39,7 +39,7 @@ export async function reconcile(ctx: GatewayContext, paymentId: string): Promise
       await repo.closeAttempt(ctx.db, open.id, r ? r.outcome : 'ERROR', now, { message: r ? null : 'abandoned: the processor has no record of it' });
     }
   } else if (open.kind === 'CANCEL' && canApply('cancel', payment.state)) {
-    await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment), '');
+    await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment, ''), '');
   } else {
     // DELETE commits its state change and closes its attempt in one transaction: nothing to finish.
     await repo.closeAttempt(ctx.db, open.id, 'SKIPPED', now, { message: 'reconciled' });

@@ -42,7 +42,7 @@ for (const engine of engines) {
       const search = rd(await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO }));
       assert.equal(search.APPROVE_STATUS, 'APPROVE_COMPLETE');
       assert.deepEqual(cb.json, {
-        RESULT_CODE: '0000', RESULT_MSG: cb.json.RESULT_MSG, TRANS_SEQNO: body.TRANS_SEQNO, MOBILE_NO: '01012345678',
+        RESULT_CODE: '0000', RESULT_MSG: '정상 승인되었습니다', TRANS_SEQNO: body.TRANS_SEQNO, MOBILE_NO: '01012345678',
         APPROVAL_AMOUNT: '64000', TEMP_VALUE: 'order-77', ORDER_TYPE: 'SHOP', approvalNumber: search.APPROVAL_NUMBER,
         approvalDatetime: search.APPROVAL_DATETIME, cardCompany: 'KB국민카드', installment: '00', payerName: '김고객',
         txId: `${t.platformCode}_${t.storeCode}_${body.TRANS_SEQNO}`,
