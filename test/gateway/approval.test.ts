@@ -152,6 +152,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     };
     const r = await gateway().pay(p.id, card(), '00');
     assert.equal(r.outcome, 'PENDING');
+    assert.equal((r as { message: string }).message, '카드사 응답이 늦어 결제 결과를 확인하고 있습니다');
     assert.equal(r.payment.state, 'STORE_REQUEST');
     assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['OPEN']);
     const line = logLines('approval outcome unknown; the attempt stays open for the reconcile').find((l) => l.payment === p.id);
@@ -238,6 +239,45 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(a!.status, 'CANCELED');
     assert.equal(a!.message, 'voided: the payment was no longer waiting');
     assert.deepEqual(await callbackRows(p.id), { deliveries: [], jobs: [] });
+  });
+
+  test('a processor\'s own key of the approval is kept with the payment and given back to cancel it', async () => {
+    const p = await waiting();
+    processor.duringApprove = async (req) => ({ ...(await processor.inner.approve(req)), processorRef: 'tviva20261122143110abcd' });
+    const r = await gateway().pay(p.id, card(), '00');
+    assert.equal(r.outcome, 'APPROVED');
+    assert.equal(r.payment.processor_ref, 'tviva20261122143110abcd');
+    const n = processor.cancels.length;
+    const c = rd(await t.gw('requestPaymentCancel', { TRANS_SEQNO: p.trans_seqno, REQUEST_TYPE: 'CANCEL', APPROVAL_AMOUNT: String(p.amount), MOBILE_NO: p.mobile_no }));
+    assert.equal(c.RESULT_CODE, '0000');
+    assert.equal(processor.cancels[n]!.processorRef, 'tviva20261122143110abcd');
+  });
+
+  test('a failure while the approval commits leaves the attempt open for the reconcile, which finishes it; nothing is voided', async () => {
+    let fail = true;
+    gateway().addListener({
+      onApproved: async () => {
+        if (fail) throw new Error('invoice update failed');
+      },
+    });
+    const p = await waiting();
+    const cancels = processor.cancels.length;
+    try {
+      await assert.rejects(gateway().pay(p.id, card(), '00'), /invoice update failed/);
+    } finally {
+      fail = false;
+    }
+    assert.equal((await gateway().findById(p.id))!.state, 'STORE_REQUEST', 'the approval rolled back');
+    assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['OPEN']);
+    assert.equal(processor.cancels.length, cancels, 'the charge is not voided');
+    await t.app.sunap.clock.advance(120);
+    try {
+      assert.equal(await gateway().reconcile(p.id), true);
+    } finally {
+      await t.app.sunap.clock.reset();
+    }
+    assert.equal((await gateway().findById(p.id))!.state, 'APPROVE_COMPLETE');
+    assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['APPROVED']);
   });
 
   test('while another operation holds the payment, a second payer gets STATE after the wait, without asking the network', async () => {
