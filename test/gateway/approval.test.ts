@@ -134,6 +134,14 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(rows.jobs.length, 1);
   });
 
+  test('a payment without CONFIRM_URL (as the invoicing side makes) is approved with no callback', async () => {
+    const p = await waiting();
+    await db().updateTable('payments').set({ confirm_url: null }).where('id', '=', p.id).execute();
+    const r = await gateway().pay(p.id, card(), '00');
+    assert.equal(r.outcome, 'APPROVED');
+    assert.deepEqual(await callbackRows(p.id), { deliveries: [], jobs: [] });
+  });
+
   test('a declined card keeps the network\'s message on its attempt and leaves the payment waiting', async () => {
     const p = await waiting();
     const r = await gateway().pay(p.id, card('4000000000009995'), '00');
