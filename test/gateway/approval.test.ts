@@ -355,6 +355,28 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(c.RESULT_MSG, 'STORE_CODE: the store has no online terminal (CAT) information; card cancels are not possible');
   });
 
+  test('a card cancel that fails is 4004 with the network\'s reason and what to do', async () => {
+    const p = await waiting();
+    assert.equal((await gateway().pay(p.id, card('4000000000000259'), '00')).outcome, 'APPROVED');
+    const r = await cancel(p);
+    assert.equal(r.RESULT_CODE, '4004');
+    assert.equal(r.RESULT_MSG, 'TRANS_SEQNO: the card cancel failed (카드사 취소 처리에 실패했습니다); the payment is CANCEL_FAIL, request CANCEL again to retry');
+  });
+
+  test('a cancel while another operation holds the payment is 4009 after the wait, without asking the network', async () => {
+    const p = await approved();
+    await db().insertInto('payment_attempts').values({
+      id: newId(), payment_id: p.id, kind: 'CANCEL', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
+      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
+    }).execute();
+    const n = processor.cancels.length;
+    const r = await cancel(p);
+    assert.equal(r.RESULT_CODE, '4009');
+    assert.equal(r.RESULT_MSG, 'TRANS_SEQNO: another operation on this payment is in progress; try again');
+    assert.equal(processor.cancels.length, n);
+    assert.equal((await gateway().findById(p.id))!.state, 'APPROVE_COMPLETE');
+  });
+
   test('a cancel a crashed process left open is finished by the reconcile, with the reason 결제 취소', async () => {
     const p = await approved();
     const id = newId();
