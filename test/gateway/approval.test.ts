@@ -33,9 +33,14 @@ class WatchedProcessor implements CardProcessor {
     return this.inner.lookup(key);
   }
 
-  cancel(req: CancelRequest): Promise<CancelOutcome> {
+  /** Runs inside cancel, before the network answers; what it returns (if anything) is the answer. */
+  duringCancel?: (req: CancelRequest) => Promise<CancelOutcome | void>;
+
+  async cancel(req: CancelRequest): Promise<CancelOutcome> {
     this.cancels.push(req);
-    return this.inner.cancel(req);
+    const hook = this.duringCancel;
+    this.duringCancel = undefined;
+    return (await hook?.(req)) ?? this.inner.cancel(req);
   }
 }
 
@@ -375,6 +380,85 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(r.RESULT_MSG, 'TRANS_SEQNO: another operation on this payment is in progress; try again');
     assert.equal(processor.cancels.length, n);
     assert.equal((await gateway().findById(p.id))!.state, 'APPROVE_COMPLETE');
+  });
+
+  test('a failed card cancel: CANCEL_FAIL stamped now, the network\'s message on the FAILED attempt, a warning in the log', async () => {
+    const p = await waiting();
+    assert.equal((await gateway().pay(p.id, card('4000000000000259'), '00')).outcome, 'APPROVED');
+    await t.app.sunap.clock.advance(90);
+    try {
+      const at = t.app.sunap.clock.nowMs();
+      assert.equal((await cancel(p)).RESULT_CODE, '4004');
+      const after = (await gateway().findById(p.id))!;
+      assert.equal(after.state, 'CANCEL_FAIL');
+      assert.ok(after.updated_at >= at, 'updated_at is the failed cancel\'s time');
+    } finally {
+      await t.app.sunap.clock.reset();
+    }
+    const failed = (await attempts(p.id)).filter((a) => a.kind === 'CANCEL');
+    assert.deepEqual(failed.map((a) => [a.status, a.message]), [['FAILED', '카드사 취소 처리에 실패했습니다']]);
+    assert.equal(logLines('card cancel failed').filter((l) => l.payment === p.id).length, 1);
+    // The other side: a cancel that succeeds warns of nothing.
+    const q = await approved();
+    assert.equal((await cancel(q)).RESULT_CODE, '0000');
+    assert.equal(logLines('card cancel failed').filter((l) => l.payment === q.id).length, 0);
+  });
+
+  test('a cancel another process finished while the network answered: done, nothing changed twice, listeners not called', async () => {
+    const heard: string[] = [];
+    gateway().addListener({ onCanceled: async (_trx, payment) => void heard.push(payment.id) });
+    for (const answer of ['CANCELED', 'FAILED'] as const) {
+      const p = await approved();
+      processor.duringCancel = async () => {
+        // What a reconcile on another instance leaves when it finished the same cancel.
+        await db().updateTable('payments').set({ state: 'CANCEL_COMPLETE', cancel_at: 1, cancel_amount: p.amount }).where('id', '=', p.id).execute();
+        return answer === 'CANCELED' ? { outcome: 'CANCELED' } : { outcome: 'FAILED', message: '이미 취소된 거래입니다' };
+      };
+      const r = await cancel(p);
+      assert.equal(r.RESULT_CODE, '0000', answer);
+      const after = (await gateway().findById(p.id))!;
+      assert.equal(after.state, 'CANCEL_COMPLETE', answer);
+      assert.equal(after.cancel_at, 1, `${answer}: the other process's record stands`);
+      assert.deepEqual(heard.filter((id) => id === p.id), [], answer);
+    }
+  });
+
+  const remove = (p: { trans_seqno: string; amount: number }, amount = p.amount) =>
+    t.gw('requestPaymentCancel', { TRANS_SEQNO: p.trans_seqno, REQUEST_TYPE: 'DELETE', APPROVAL_AMOUNT: String(amount), MOBILE_NO: '01012345678' }).then(rd);
+
+  test('DELETE of an unpaid payment: STORE_DELETE stamped now and a DELETED attempt; a paid one or another amount is refused by name', async () => {
+    const p = await waiting({ APPROVAL_AMOUNT: '40000' });
+    const wrong = await remove(p, 39000);
+    assert.equal(wrong.RESULT_CODE, '4007');
+    assert.equal(wrong.RESULT_MSG, 'APPROVAL_AMOUNT: does not match the requested amount (40000)');
+    await t.app.sunap.clock.advance(90);
+    try {
+      const at = t.app.sunap.clock.nowMs();
+      assert.equal((await remove(p)).RESULT_CODE, '0000');
+      const after = (await gateway().findById(p.id))!;
+      assert.equal(after.state, 'STORE_DELETE');
+      assert.ok(after.updated_at >= at, 'updated_at is the delete\'s time');
+    } finally {
+      await t.app.sunap.clock.reset();
+    }
+    assert.deepEqual((await attempts(p.id)).map((a) => [a.kind, a.status]), [['DELETE', 'ERROR'], ['DELETE', 'DELETED']]);
+    assert.equal((await remove(p)).RESULT_CODE, '0000', 'a second DELETE is done');
+    const paid = await approved();
+    const r = await remove(paid);
+    assert.equal(r.RESULT_CODE, '4009');
+    assert.equal(r.RESULT_MSG, 'REQUEST_TYPE: a payment in APPROVE_COMPLETE cannot be deleted; DELETE is for unpaid requests');
+  });
+
+  test('a DELETE while the payment is being paid is 4009 after the wait', async () => {
+    const p = await waiting();
+    await db().insertInto('payment_attempts').values({
+      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
+      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
+    }).execute();
+    const r = await remove(p);
+    assert.equal(r.RESULT_CODE, '4009');
+    assert.equal(r.RESULT_MSG, 'TRANS_SEQNO: the payment is being paid right now; try again');
+    assert.equal((await gateway().findById(p.id))!.state, 'STORE_REQUEST');
   });
 
   test('a cancel a crashed process left open is finished by the reconcile, with the reason 결제 취소', async () => {
