@@ -307,6 +307,21 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(processor.approves.length, approves);
   });
 
+  test('a second payer waits for the operation holding the payment and then goes ahead', async () => {
+    const p = await waiting();
+    const holder = newId();
+    await db().insertInto('payment_attempts').values({
+      id: holder, payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
+      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
+    }).execute();
+    // The holder finishes (without paying) a moment later.
+    const released = new Promise((r) => setTimeout(r, 400)).then(() =>
+      db().updateTable('payment_attempts').set({ status: 'DECLINED', closed_at: Date.now() }).where('id', '=', holder).execute());
+    const r = await gateway().pay(p.id, card(), '00');
+    await released;
+    assert.equal(r.outcome, 'APPROVED', 'it waited instead of answering busy at once');
+  });
+
   test('a listener that only cares about cancels does not stop approvals, and hears each cancel once', async () => {
     const heard: string[] = [];
     gateway().addListener({ onCanceled: async (_trx, payment) => void heard.push(payment.id) });
