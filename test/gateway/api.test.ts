@@ -100,6 +100,17 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO })).RESULT_CODE, '4003');
   });
 
+  test('3001, never an error, for a platform left with no key it may sign with', async () => {
+    const other = await t.addPlatform();
+    const b = paymentBody({ PLATFORM_CODE: other.platformCode, STORE_CODE: other.storeCode });
+    assert.equal(rd(await t.gw('requestPayment', b, other.apiKey)).RESULT_CODE, '0000');
+    // Every key retired (an operator's mistake, or a restore that lost the current key).
+    await t.app.sunap.database.db.updateTable('platform_keys').set({ retired_at: 1 }).where('platform_code', '=', other.platformCode).execute();
+    const r = await t.gw('searchPayment', { PLATFORM_CODE: other.platformCode, STORE_CODE: other.storeCode, TRANS_SEQNO: b.TRANS_SEQNO }, other.apiKey);
+    assert.equal(r.status, 200);
+    assert.equal(rd(r).RESULT_CODE, '3001');
+  });
+
   test('API_SIGN in upper-case hex is accepted', async () => {
     const b = paymentBody();
     const transAt = kstCompact(Date.now());
