@@ -132,8 +132,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(p.card_bin, '424242');
     assert.equal(p.card_last4, '4242');
     const [a] = await attempts(p.id);
-    assert.equal(a!.status, 'APPROVED');
-    assert.equal(a!.issuer_name, '신한카드');
+    assert.deepEqual([a!.kind, a!.status, a!.issuer_name, a!.card_bin, a!.card_last4, a!.installment_month], ['APPROVE', 'APPROVED', '신한카드', '424242', '4242', '00']);
     const rows = await callbackRows(p.id);
     assert.equal(rows.deliveries.length, 1);
     assert.equal(rows.jobs.length, 1);
