@@ -116,7 +116,10 @@ forEachEngine('payment page', (engine) => {
     const wrong = await open(`${t.url}/checkout?tid=${tid}&token=${wrongToken}`);
     const unknown = await open(`${t.url}/checkout?tid=00000000-0000-0000-0000-000000000000&token=${token}`);
     const none = await open(`${t.url}/checkout`);
-    for (const p of [wrong, unknown, none]) {
+    const tidOnly = await open(`${t.url}/checkout?tid=${tid}`);
+    const tokenOnly = await open(`${t.url}/checkout?token=${token}`);
+    const twoTokens = await open(`${t.url}/checkout?tid=${tid}&token=${token}&token=${token}`);
+    for (const p of [wrong, unknown, none, tidOnly, tokenOnly, twoTokens]) {
       assert.equal(p.status, 404);
       assertPageHeaders(p);
       assert.ok(p.text.includes('결제 정보를 찾을 수 없습니다'));
