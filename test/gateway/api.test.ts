@@ -301,10 +301,13 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(rd(await cancel(u)).RESULT_CODE, '4009');
   });
 
-  test('5001: CONFIRM_URL longer than 100 characters', async () => {
-    const r = rd(await t.gw('requestPayment', paymentBody({ CONFIRM_URL: 'https://merchant.example/' + 'c'.repeat(80) })));
+  test('5001: CONFIRM_URL longer than 100 characters; exactly 100 is accepted', async () => {
+    const at100 = 'https://merchant.example/' + 'c'.repeat(75);
+    assert.equal(at100.length, 100);
+    assert.equal(rd(await t.gw('requestPayment', paymentBody({ CONFIRM_URL: at100 }))).RESULT_CODE, '0000');
+    const r = rd(await t.gw('requestPayment', paymentBody({ CONFIRM_URL: at100 + 'c' })));
     assert.equal(r.RESULT_CODE, '5001');
-    assert.match(r.RESULT_MSG, /^CONFIRM_URL: /);
+    assert.equal(r.RESULT_MSG, 'CONFIRM_URL: must be at most 100 characters');
   });
 
   test('ITEMS: VAT per TAX_ON line, tax-free total, RATE discounts floored', async () => {

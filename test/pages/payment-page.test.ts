@@ -119,7 +119,10 @@ forEachEngine('payment page', (engine) => {
     const tidOnly = await open(`${t.url}/checkout?tid=${tid}`);
     const tokenOnly = await open(`${t.url}/checkout?token=${token}`);
     const twoTokens = await open(`${t.url}/checkout?tid=${tid}&token=${token}&token=${token}`);
-    for (const p of [wrong, unknown, none, tidOnly, tokenOnly, twoTokens]) {
+    // A well-signed link whose payment is gone (never made, or removed since).
+    const ghost = '00000000-0000-0000-0000-00000000beef';
+    const gone = await open(`${t.url}/checkout?tid=${ghost}&token=${t.app.sunap.gateway.pageToken(ghost)}`);
+    for (const p of [wrong, unknown, none, tidOnly, tokenOnly, twoTokens, gone]) {
       assert.equal(p.status, 404);
       assertPageHeaders(p);
       assert.ok(p.text.includes('결제 정보를 찾을 수 없습니다'));
