@@ -123,7 +123,13 @@ forEachEngine('the reconcile of one payment', (engine) => {
     const cancelOfUnpaid = await openAttempt(waiting.id, 'CANCEL', STALE_ATTEMPT_MS);
     assert.equal(await reconcile(ctx, waiting.id), true);
     assert.equal((await attempt(cancelOfUnpaid)).status, 'SKIPPED');
+    // A DELETE never refunds, whatever state the payment is found in.
+    const paid = await payment(true);
+    const delOfPaid = await openAttempt(paid.id, 'DELETE', STALE_ATTEMPT_MS);
+    assert.equal(await reconcile(ctx, paid.id), true);
+    assert.equal((await attempt(delOfPaid)).status, 'SKIPPED');
     assert.equal(cancels.length, n, 'the network was not asked');
     assert.equal((await t.app.sunap.gateway.findById(waiting.id))!.state, 'STORE_REQUEST');
+    assert.equal((await t.app.sunap.gateway.findById(paid.id))!.state, 'APPROVE_COMPLETE');
   });
 });
