@@ -36,6 +36,17 @@ forEachEngine('gateway API', (engine) => {
     assert.ok(u.searchParams.get('token'));
   });
 
+  test('requestPayment keeps what was sent, and the documented defaults for what was not', async () => {
+    const full = paymentBody({ USER_ID: 'member-42', TEMP_VALUE: 'order-9', orderType: 'SHOP', RETURN_DISPLAY_YN: 'N' });
+    assert.equal(rd(await t.gw('requestPayment', full)).RESULT_CODE, '0000');
+    const a = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, full.TRANS_SEQNO as string))!;
+    assert.deepEqual([a.user_id, a.temp_value, a.order_type, a.return_display_yn], ['member-42', 'order-9', 'SHOP', 'N']);
+    const bare = paymentBody();
+    assert.equal(rd(await t.gw('requestPayment', bare)).RESULT_CODE, '0000');
+    const b = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, bare.TRANS_SEQNO as string))!;
+    assert.deepEqual([b.user_id, b.temp_value, b.order_type, b.return_url, b.items_json], [null, null, 'BILL', null, null]);
+  });
+
   test('searchPayment before approval: requested amount, null datetimes, zero cancel', async () => {
     const b = await created({ APPROVAL_AMOUNT: '11000' });
     const r = rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO }));

@@ -47,6 +47,29 @@ forEachEngine('internal errors', (engine) => {
     assert.equal(await balance(), start - 10);
   });
 
+  test('a payment the database fails to write is 500 / 9999, never taken for a duplicate TRANS_SEQNO', async () => {
+    const db = t.app.sunap.database.db;
+    // The insert alone fails, as a full disk would make it fail.
+    if (engine === 'sqlite') {
+      await sql`create trigger payments_fail before insert on payments begin select raise(abort, 'simulated write failure'); end`.execute(db);
+    } else {
+      await sql`create function payments_fail() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(db);
+      await sql`create trigger payments_fail before insert on payments for each row execute function payments_fail()`.execute(db);
+    }
+    const body = paymentBody();
+    let r;
+    try {
+      r = await t.gw('requestPayment', body);
+    } finally {
+      await sql`drop trigger payments_fail${engine === 'postgres' ? sql` on payments` : sql``}`.execute(db);
+      if (engine === 'postgres') await sql`drop function payments_fail()`.execute(db);
+    }
+    assert.equal(r.status, 500, JSON.stringify(r.body));
+    assert.equal(r.body.result_data.RESULT_CODE, '9999');
+    // Nothing was written: the same TRANS_SEQNO goes through now.
+    assert.equal((await t.gw('requestPayment', body)).body.result_data.RESULT_CODE, '0000');
+  });
+
   test('the database gone under the app: invoicing 500 / -99, gateway 500 / 9999, readiness 503', async () => {
     // A second app, so that closing its database leaves the suite's own alone.
     const u = await startApp(engine, {}, { runJobs: false });
