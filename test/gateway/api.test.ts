@@ -228,7 +228,8 @@ forEachEngine('gateway API', (engine) => {
   });
 
   test('4003: unknown TRANS_SEQNO, and another store of the same platform does not see it', async () => {
-    assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: seqNo('NONE') })).RESULT_CODE, '4003');
+    const none = rd(await t.gw('searchPayment', { TRANS_SEQNO: seqNo('NONE') }));
+    assert.deepEqual([none.RESULT_CODE, none.RESULT_MSG], ['4003', 'TRANS_SEQNO: no such transaction']);
     const b = await created();
     const other = await t.addStore();
     const r = rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO, STORE_CODE: other }));
@@ -237,7 +238,7 @@ forEachEngine('gateway API', (engine) => {
 
   test('4004: cancel of an unknown payment, and a failing card cancel leaves CANCEL_FAIL', async () => {
     const none = rd(await cancel({ TRANS_SEQNO: seqNo('NONE'), APPROVAL_AMOUNT: '1000' }));
-    assert.equal(none.RESULT_CODE, '4004');
+    assert.deepEqual([none.RESULT_CODE, none.RESULT_MSG], ['4004', 'TRANS_SEQNO: no such transaction']);
     const b = await paid({}, '4000000000000259');
     const r = rd(await cancel(b));
     assert.equal(r.RESULT_CODE, '4004');
@@ -299,7 +300,8 @@ forEachEngine('gateway API', (engine) => {
     const s = rd(await t.gw('searchPayment', { TRANS_SEQNO: trans }));
     assert.equal(s.APPROVE_STATUS, 'APPROVE_COMPLETE');
     assert.equal(s.PAY_PATH, 'KIOSK');
-    assert.equal(rd(await cancel({ TRANS_SEQNO: trans, APPROVAL_AMOUNT: '5000' })).RESULT_CODE, '4008');
+    const refused = rd(await cancel({ TRANS_SEQNO: trans, APPROVAL_AMOUNT: '5000' }));
+    assert.deepEqual([refused.RESULT_CODE, refused.RESULT_MSG], ['4008', 'TRANS_SEQNO: approved on a terminal (KIOSK); cancel it on that terminal']);
   });
 
   test('4009: CANCEL of an unpaid or deleted payment, DELETE of a paid one', async () => {
