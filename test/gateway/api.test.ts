@@ -293,6 +293,26 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(d.RESULT_CODE, '4007');
   });
 
+  test('sandbox terminal payments: recorded approved with an 8-digit approval number and the sandbox card; an unknown store is refused', async () => {
+    const numbers: string[] = [];
+    for (const payPath of ['VAN', 'CARD']) {
+      const trans = seqNo(payPath);
+      const r = await t.post('/sandbox/terminal-payments', { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, TRANS_SEQNO: trans, APPROVAL_AMOUNT: '7000', MOBILE_NO: '01012345678', PAY_PATH: payPath });
+      assert.deepEqual(r.body, { TRANS_SEQNO: trans, APPROVE_STATUS: 'APPROVE_COMPLETE', PAY_PATH: payPath, APPROVAL_AMOUNT: 7000 });
+      const s = rd(await t.gw('searchPayment', { TRANS_SEQNO: trans }));
+      assert.match(s.APPROVAL_NUMBER, /^[1-9]\d{7}$/);
+      numbers.push(s.APPROVAL_NUMBER);
+      assert.deepEqual([s.INSTALLMENT_MONTH, s.ISSUER_NAME, s.ACCEPTER_NAME, s.METHOD_NAME], ['00', '신한카드', '신한카드', '신용카드']);
+      const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, trans))!;
+      assert.deepEqual([p.request_reason, p.pay_user_name], [`${payPath} 결제`, '']);
+    }
+    assert.notEqual(numbers[0], numbers[1], 'each approval gets its own number');
+    const other = await t.addPlatform();
+    const r = await t.post('/sandbox/terminal-payments', { PLATFORM_CODE: t.platformCode, STORE_CODE: other.storeCode, TRANS_SEQNO: seqNo('VAN'), APPROVAL_AMOUNT: '7000', MOBILE_NO: '01012345678', PAY_PATH: 'VAN' });
+    assert.equal(r.status, 404);
+    assert.equal(r.body.result_msg, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
+  });
+
   test('4008: a terminal payment is cancelled on its terminal', async () => {
     const trans = seqNo('KIOSK');
     const r = await t.post('/sandbox/terminal-payments', { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, TRANS_SEQNO: trans, APPROVAL_AMOUNT: '5000', MOBILE_NO: '01012345678', PAY_PATH: 'KIOSK' });
