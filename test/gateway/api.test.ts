@@ -256,6 +256,7 @@ forEachEngine('gateway API', (engine) => {
       for (const op of ['requestPayment', 'searchPayment', 'requestPaymentCancel'] as const) {
         const r = rd(await t.gw(op, { ...paymentBody(), REQUEST_TYPE: 'CANCEL', ...pair }));
         assert.equal(r.RESULT_CODE, '4005', `${op} ${JSON.stringify(pair)}`);
+        assert.equal(r.RESULT_MSG, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform');
       }
     }
   });
