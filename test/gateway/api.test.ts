@@ -392,3 +392,15 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(rd(await sign(k3)).RESULT_CODE, '4003');
   });
 });
+
+forEachEngine('gateway API with the TRANS_AT window turned off', (engine) => {
+  const t = withApp(engine, { SUNAP_SIGN_MAX_SKEW_SECONDS: '0' });
+
+  test('SUNAP_SIGN_MAX_SKEW_SECONDS=0: a TRANS_AT a day away is accepted; the signature is still checked', async () => {
+    const b = paymentBody();
+    const dayOld = kstCompact(Date.now() - 86_400_000);
+    assert.equal(rd(await t.gw('requestPayment', { ...b, TRANS_AT: dayOld })).RESULT_CODE, '0000');
+    assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO, TRANS_AT: kstCompact(Date.now() + 86_400_000) })).RESULT_CODE, '0000');
+    assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO, TRANS_AT: dayOld }, 'not-the-key')).RESULT_CODE, '3001');
+  });
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardInput, type CardProcessor } from '../../src/ports/card-processor.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
 import { newId } from '../../src/platform/crypto.js';
@@ -304,6 +305,24 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(r.outcome, 'STATE');
     assert.equal(r.payment.state, 'STORE_REQUEST');
     assert.equal(processor.approves.length, approves);
+  });
+
+  test('a database failure while opening the attempt is thrown at once, never taken for a busy payment', async () => {
+    const p = await waiting();
+    // Only the attempt's insert fails, as a full disk would make it fail.
+    if (engine === 'sqlite') {
+      await sql`create trigger attempts_fail before insert on payment_attempts begin select raise(abort, 'simulated write failure'); end`.execute(db());
+    } else {
+      await sql`create function attempts_fail() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(db());
+      await sql`create trigger attempts_fail before insert on payment_attempts for each row execute function attempts_fail()`.execute(db());
+    }
+    try {
+      // Retried as if the slot were taken, it would end as a STATE answer after the wait.
+      await assert.rejects(gateway().pay(p.id, card(), '00'), /simulated write failure/);
+    } finally {
+      await sql`drop trigger attempts_fail${engine === 'postgres' ? sql` on payment_attempts` : sql``}`.execute(db());
+      if (engine === 'postgres') await sql`drop function attempts_fail()`.execute(db());
+    }
   });
 
   test('a second payer waits for the operation holding the payment and then goes ahead', async () => {
