@@ -307,7 +307,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(processor.approves.length, approves);
   });
 
-  test('a database failure while opening the attempt is thrown at once, never taken for a busy payment', async () => {
+  test('a database failure while opening the attempt is thrown, never taken for a busy payment', async () => {
     const p = await waiting();
     // Only the attempt's insert fails, as a full disk would make it fail.
     if (engine === 'sqlite') {
