@@ -59,6 +59,7 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(r.APPROVAL_CANCEL_DATETIME, null);
     assert.equal(r.CANCEL_AMOUNT, 0);
     assert.equal(r.CANCEL_REASON, '');
+    assert.deepEqual([r.APPROVAL_NUMBER, r.INSTALLMENT_MONTH, r.ISSUER_NAME, r.ACCEPTER_NAME, r.METHOD_NAME], ['', '', '', '', ''], 'nothing of a card yet');
     assert.equal(r.STORE_NAME, '행복 피아노 학원');
     assert.equal(r.CEO_NAME, '김대표');
     assert.equal(r.BIZ_REG_NUM, '1234567890');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardInput, type CardProcessor } from '../../src/ports/card-processor.js';
+import { STALE_ATTEMPT_MS } from '../../src/gateway/reconcile.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
 import { newId } from '../../src/platform/crypto.js';
 import { GatewayError } from '../../src/platform/errors.js';
@@ -340,6 +341,18 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.equal(r.outcome, 'APPROVED', 'it waited instead of answering busy at once');
   });
 
+  test('a holder that turns abandoned while the second payer waits is settled, and the payer goes ahead', async () => {
+    const p = await waiting();
+    // Open for 1.5 s less than the limit: a process that died just before this payer came.
+    await db().insertInto('payment_attempts').values({
+      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
+      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs() - STALE_ATTEMPT_MS + 1500, closed_at: null,
+    }).execute();
+    const r = await gateway().pay(p.id, card(), '00');
+    assert.equal(r.outcome, 'APPROVED', 'the wait looked at the holder again once it had turned stale');
+    assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['ERROR', 'APPROVED']);
+  });
+
   test('a listener that only cares about cancels does not stop approvals, and hears each cancel once', async () => {
     const heard: string[] = [];
     gateway().addListener({ onCanceled: async (_trx, payment) => void heard.push(payment.id) });
@@ -474,7 +487,8 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     } finally {
       await t.app.sunap.clock.reset();
     }
-    assert.deepEqual((await attempts(p.id)).map((a) => [a.kind, a.status]), [['DELETE', 'ERROR'], ['DELETE', 'DELETED']]);
+    assert.deepEqual((await attempts(p.id)).map((a) => [a.kind, a.status, a.message]),
+      [['DELETE', 'ERROR', 'APPROVAL_AMOUNT: does not match the requested amount (40000)'], ['DELETE', 'DELETED', null]]);
     assert.equal((await remove(p)).RESULT_CODE, '0000', 'a second DELETE is done');
     const paid = await approved();
     const r = await remove(paid);
