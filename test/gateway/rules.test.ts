@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { breakdown, DEFAULT_VAT_BPS, lineNet, MAX_LINE_AMOUNT, vatOf } from '../../src/gateway/amounts.js';
 import { installmentProblem, INSTALLMENT_MIN_AMOUNT } from '../../src/gateway/installments.js';
 import { parseStoredLines, storedLine, storeLines } from '../../src/gateway/items.js';
+import type { Payment } from '../../src/gateway/repository.js';
+import { returnUrlFor } from '../../src/gateway/views.js';
 import {
   alreadyApplied, canApply, isTerminalPayPath, PAY_PATHS, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState,
 } from '../../src/gateway/payment-state.js';
@@ -187,5 +189,22 @@ describe('the payment state machine', () => {
 
   test('terminal pay paths are KIOSK, VAN and CARD; WEB and EPAY are not', () => {
     assert.deepEqual(PAY_PATHS.filter(isTerminalPayPath), ['KIOSK', 'VAN', 'CARD']);
+  });
+});
+
+describe('RETURN_URL after an approval (returnUrlFor)', () => {
+  const base = { return_display_yn: 'Y', return_url: 'https://shop.example.com/done?order=1', trans_seqno: 'ORDER-1', amount: 5000, temp_value: null } as unknown as Payment;
+
+  test('the five parameters are appended to the merchant\'s own query; TEMP_VALUE empty when none was sent', () => {
+    const u = new URL(returnUrlFor(base, '0000', '승인되었습니다')!);
+    assert.equal(u.origin + u.pathname, 'https://shop.example.com/done');
+    assert.deepEqual([...u.searchParams], [['order', '1'], ['RESULT_CODE', '0000'], ['RESULT_MSG', '승인되었습니다'], ['TRANS_SEQNO', 'ORDER-1'], ['APPROVAL_AMOUNT', '5000'], ['TEMP_VALUE', '']]);
+    assert.equal(new URL(returnUrlFor({ ...base, temp_value: 'cart-7' }, '0000', 'ok')!).searchParams.get('TEMP_VALUE'), 'cart-7');
+  });
+
+  test('no redirect unless RETURN_DISPLAY_YN is Y and a RETURN_URL was given', () => {
+    assert.equal(returnUrlFor({ ...base, return_display_yn: 'N' }, '0000', 'ok'), null);
+    assert.equal(returnUrlFor({ ...base, return_url: null }, '0000', 'ok'), null);
+    assert.equal(returnUrlFor({ ...base, return_display_yn: 'N', return_url: null }, '0000', 'ok'), null);
   });
 });
