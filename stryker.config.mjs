@@ -50,6 +50,8 @@ const FIRST = [
   'test/ports/solapi.test.ts',
   'test/ports/toss.test.ts',
   'test/live/adapters.test.ts',
+  'test/gateway/merchants.test.ts',
+  'test/gateway/reconcile.test.ts',
   'test/gateway/callback.test.ts',
   'test/gateway/approval.test.ts',
   'test/gateway/recovery.test.ts',
