@@ -148,6 +148,16 @@ forEachEngine('webhook endpoints', (engine) => {
     assert.match(e.disabledReason, /3 days/);
   });
 
+  test('the store deletes its endpoint: it leaves the list, and a second delete is 404', async () => {
+    const a = await newAccount(t, { storeCode: await t.addStore() });
+    const keep = await register(a, ['bill.paid']);
+    const ep = await register(a, ['bill.paid']);
+    assert.equal((await t.request('DELETE', `/app/v1/webhook-endpoints/${ep.id}`, undefined, a.h)).status, 200);
+    assert.equal((await t.get(`/app/v1/webhook-endpoints/${ep.id}`, a.h)).status, 404);
+    assert.deepEqual((await t.get('/app/v1/webhook-endpoints', a.h)).body.result_data.map((e: { id: string }) => e.id), [keep.id]);
+    assert.equal((await t.request('DELETE', `/app/v1/webhook-endpoints/${ep.id}`, undefined, a.h)).status, 404);
+  });
+
   test('another store\'s endpoints answer 404; bad input names the field', async () => {
     const a = await newAccount(t, { points: 10_000 });
     const ep = await register(a, ['bill.paid']);
