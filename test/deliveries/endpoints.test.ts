@@ -148,6 +148,21 @@ forEachEngine('webhook endpoints', (engine) => {
     assert.match(e.disabledReason, /3 days/);
   });
 
+  test('a success ends the failing streak: failingSince is set by a failure and cleared by the next delivery', async () => {
+    const a = await newAccount(t, { storeCode: await t.addStore() });
+    const ep = await register(a, ['bill.paid']);
+    assert.equal((await endpoint(a, ep.id)).failingSince, null);
+    rx.script.push(500);
+    await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h);
+    await rx.waitFor(1);
+    const failing = await eventually(async () => (await endpoint(a, ep.id)).failingSince, 'the streak started');
+    assert.match(failing, /^\d{4}-\d\d-\d\dT/);
+    await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h);
+    await rx.waitFor(2);
+    await eventually(async () => (await endpoint(a, ep.id)).failingSince === null, 'the streak ended');
+    assert.equal((await endpoint(a, ep.id)).enabled, true);
+  });
+
   test('the store deletes its endpoint: it leaves the list, and a second delete is 404', async () => {
     const a = await newAccount(t, { storeCode: await t.addStore() });
     const keep = await register(a, ['bill.paid']);
