@@ -65,14 +65,11 @@ export function paymentEventBody(p: Payment, event: 'payment.approved' | 'paymen
 export async function recordStoreEvent(
   trx: Transaction<Database>,
   e: { storeCode: string; event: EndpointEvent; key: string; body: Record<string, unknown>; transSeqNo?: string | null; billId?: string | null; now: number },
-): Promise<number> {
-  let n = 0;
+): Promise<void> {
   for (const ep of await repo.enabledEndpointsOfStore(trx, e.storeCode)) {
     if (!(JSON.parse(ep.events) as string[]).includes(e.event)) continue;
     await endpointDelivery(trx, ep, { ...e, refId: `${ep.id}/${e.key}` });
-    n++;
   }
-  return n;
 }
 
 async function endpointDelivery(
@@ -100,14 +97,14 @@ function endpointHeaders(event: string, number: string): Record<string, string> 
 /** payment.approved and payment.canceled, from the gateway's own listeners. */
 export function endpointListener(): PaymentListener {
   return {
-    onApproved: async (trx, p) => void (await recordStoreEvent(trx, {
+    onApproved: (trx, p) => recordStoreEvent(trx, {
       storeCode: p.store_code, event: 'payment.approved', key: `payment.approved:${p.id}`, body: paymentEventBody(p, 'payment.approved', Number(p.approval_at ?? p.updated_at)),
       transSeqNo: p.trans_seqno, now: Number(p.updated_at),
-    })),
-    onCanceled: async (trx, p) => void (await recordStoreEvent(trx, {
+    }),
+    onCanceled: (trx, p) => recordStoreEvent(trx, {
       storeCode: p.store_code, event: 'payment.canceled', key: `payment.canceled:${p.id}`, body: paymentEventBody(p, 'payment.canceled', Number(p.cancel_at ?? p.updated_at)),
       transSeqNo: p.trans_seqno, now: Number(p.updated_at),
-    })),
+    }),
   };
 }
 

@@ -5,7 +5,7 @@ import { forEachEngine, withApp } from '../helpers/app.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 import { newAccount, type Login } from '../invoicing/support.js';
-import { paidInvoice, relogin, settled } from './support.js';
+import { approvedPayment, paidInvoice, relogin, settled } from './support.js';
 
 /** What a receiver does with the standardwebhooks package: throws unless one signature verifies. */
 function verify(secret: string, r: Received): unknown {
@@ -146,6 +146,31 @@ forEachEngine('webhook endpoints', (engine) => {
     const e = await endpoint(a, ep.id);
     assert.equal(e.enabled, false);
     assert.match(e.disabledReason, /3 days/);
+  });
+
+  test('payment events: one delivery per payment and event, each under its own msg_ id, found in the log by TRANS_SEQNO', async () => {
+    const storeCode = await t.addStore();
+    const a = await newAccount(t, { storeCode });
+    await register(a, ['payment.approved', 'payment.canceled'], '/payments');
+    const first = await approvedPayment(t, `${rx.url}/cb`, storeCode);
+    const second = await approvedPayment(t, `${rx.url}/cb`, storeCode);
+    const c = await t.gw('requestPaymentCancel', { STORE_CODE: storeCode, TRANS_SEQNO: first, REQUEST_TYPE: 'CANCEL', APPROVAL_AMOUNT: '128000', MOBILE_NO: '01012345678' });
+    assert.equal(c.body.result_data.RESULT_CODE, '0000');
+    const events = await eventually(async () => {
+      const got = rx.received.filter((x) => x.url === '/payments');
+      return got.length >= 3 ? got : null;
+    }, 'three payment events');
+    await settled(t);
+    assert.equal(rx.received.filter((x) => x.url === '/payments').length, 3, 'nothing twice');
+    assert.deepEqual(events.map((x) => `${x.json.event} ${x.json.transSeqNo}`).sort(),
+      [`payment.approved ${first}`, `payment.approved ${second}`, `payment.canceled ${first}`].sort());
+    for (const x of events) {
+      assert.match(String(x.headers['webhook-id']), /^msg_[0-9a-f]{32}$/);
+      assert.equal(x.headers['content-type'], 'application/json');
+    }
+    assert.equal(new Set(events.map((x) => x.headers['webhook-id'])).size, 3);
+    const logged = (await t.get(`/app/v1/deliveries?kind=webhook&transSeqNo=${first}`, a.h)).body.result_data.deliveries;
+    assert.deepEqual(logged.map((d: { event: string }) => d.event).sort(), ['payment.approved', 'payment.canceled']);
   });
 
   test('a success ends the failing streak: failingSince is set by a failure and cleared by the next delivery', async () => {
