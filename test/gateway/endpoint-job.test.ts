@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ENDPOINT_JOB } from '../../src/gateway/endpoints.js';
+import { newId } from '../../src/platform/crypto.js';
+import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { Receiver } from '../helpers/receiver.js';
+
+/**
+ * A store endpoint's delivery job, one run at a time (the worker stays off, so each run here is
+ * the only one): when it sends nothing, when it records why it did not send, and its triggers.
+ */
+const rd = (r: { body: any }) => r.body.result_data;
+
+forEachEngine('the endpoint delivery job', (engine) => {
+  const t = withApp(engine, {}, { runJobs: false });
+  let rx: Receiver;
+  before(async () => {
+    rx = await new Receiver().start();
+  });
+  after(() => rx?.close());
+
+  const db = () => t.app.sunap.database.db;
+  const deps = () => ({ db: db(), http: t.app.sunap.http, clock: t.app.sunap.clock, box: t.app.sunap.box });
+  const run = (deliveryId: string, opts: { manual?: boolean; attempt?: number } = {}) =>
+    ENDPOINT_JOB.run({ deliveryId, ...(opts.manual ? { manual: true } : {}) }, deps(), { jobId: newId(), attempt: opts.attempt ?? 1, final: false });
+  const attempts = (deliveryId: string) => db().selectFrom('outbound_attempts').select(['trigger', 'status_code', 'error'])
+    .where('delivery_id', '=', deliveryId).orderBy('id').execute();
+  const delivery = (id: string) => db().selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  /** An endpoint of a fresh store listening to payment.approved, and the delivery one approval made for it. */
+  async function endpointDelivery(path: string): Promise<{ endpointId: string; deliveryId: string; storeCode: string; paymentId: string }> {
+    const storeCode = await t.addStore();
+    const ep = await t.app.sunap.invoicing.endpoints.create(storeCode, { url: `${rx.url}${path}`, events: ['payment.approved'] });
+    const body = paymentBody({ STORE_CODE: storeCode, CONFIRM_URL: `${rx.url}/cb` });
+    assert.equal(rd(await t.gw('requestPayment', body)).RESULT_CODE, '0000');
+    assert.equal((await t.pay(body.TRANS_SEQNO as string, undefined, storeCode)).approved, true);
+    const p = (await t.app.sunap.gateway.findByStore(t.platformCode, storeCode, body.TRANS_SEQNO as string))!;
+    const d = await db().selectFrom('deliveries').select('id').where('endpoint_id', '=', ep.id).executeTakeFirstOrThrow();
+    return { endpointId: ep.id, deliveryId: d.id, storeCode, paymentId: p.id };
+  }
+
+  test('a delivery that does not exist, or is not an endpoint\'s, sends nothing', async () => {
+    const n = rx.received.length;
+    await run(`dl_${newId()}`);
+    const { paymentId } = await endpointDelivery('/x');
+    const callback = await db().selectFrom('deliveries').select('id').where('kind', '=', 'callback').where('ref_id', '=', paymentId).executeTakeFirstOrThrow();
+    await run(callback.id);
+    assert.equal(rx.received.length, n);
+    assert.deepEqual(await attempts(callback.id), []);
+  });
+
+  test('a scheduled run of a settled delivery sends nothing; a manual one sends, as manual only on its first attempt', async () => {
+    const { deliveryId } = await endpointDelivery('/settled');
+    const n = rx.received.length;
+    await run(deliveryId);
+    assert.equal(rx.received.length, n + 1);
+    assert.equal((await delivery(deliveryId)).status, 'delivered');
+    await run(deliveryId, { attempt: 2 });
+    assert.equal(rx.received.length, n + 1, 'a scheduled job run again finds it settled');
+    rx.script.push(500);
+    await assert.rejects(run(deliveryId, { manual: true, attempt: 1 }), /HTTP 500/);
+    await run(deliveryId, { manual: true, attempt: 2 });
+    assert.equal(rx.received.length, n + 3);
+    assert.deepEqual((await attempts(deliveryId)).map((a) => [a.trigger, a.status_code]), [['scheduled', 200], ['manual', 500], ['scheduled', 200]]);
+  });
+
+  test('to a disabled or removed endpoint nothing is sent, and the attempt says why', async () => {
+    const disabled = await endpointDelivery('/disabled');
+    await t.app.sunap.invoicing.endpoints.update(disabled.storeCode, disabled.endpointId, { enabled: false });
+    const removed = await endpointDelivery('/removed');
+    await t.app.sunap.invoicing.endpoints.remove(removed.storeCode, removed.endpointId);
+    const n = rx.received.length;
+    await run(disabled.deliveryId);
+    await run(removed.deliveryId);
+    assert.equal(rx.received.length, n);
+    assert.deepEqual(await attempts(disabled.deliveryId), [{ trigger: 'scheduled', status_code: null, error: 'not sent: the endpoint is disabled' }]);
+    assert.deepEqual(await attempts(removed.deliveryId), [{ trigger: 'scheduled', status_code: null, error: 'not sent: the endpoint was removed' }]);
+    assert.equal((await delivery(disabled.deliveryId)).status, 'failed', 'settled as failed: no retry is coming');
+  });
+});
