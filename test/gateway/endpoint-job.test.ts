@@ -77,4 +77,19 @@ forEachEngine('the endpoint delivery job', (engine) => {
     assert.deepEqual(await attempts(removed.deliveryId), [{ trigger: 'scheduled', status_code: null, error: 'not sent: the endpoint was removed' }]);
     assert.equal((await delivery(disabled.deliveryId)).status, 'failed', 'settled as failed: no retry is coming');
   });
+
+  test('after a rotation both secrets sign until the old one\'s last millisecond, then only the new one', async () => {
+    const { deliveryId, storeCode, endpointId } = await endpointDelivery('/rotated');
+    await t.app.sunap.invoicing.endpoints.rotate(storeCode, endpointId);
+    const ep = await db().selectFrom('webhook_endpoints').select('old_secret_until').where('id', '=', endpointId).executeTakeFirstOrThrow();
+    const until = Number(ep.old_secret_until);
+    const signatures = async (at: number) => {
+      const n = rx.received.length;
+      const clock = { nowMs: () => at, now: () => new Date(at) };
+      await ENDPOINT_JOB.run({ deliveryId, manual: true }, { ...deps(), clock }, { jobId: newId(), attempt: 1, final: false });
+      return String(rx.received[n]!.headers['webhook-signature']).split(' ').length;
+    };
+    assert.equal(await signatures(until - 1), 2, 'one millisecond before the end: the new and the old secret');
+    assert.equal(await signatures(until), 1, 'at the end: the new secret only');
+  });
 });
