@@ -188,6 +188,23 @@ forEachEngine('webhook endpoints', (engine) => {
     assert.equal((await endpoint(a, ep.id)).enabled, true);
   });
 
+  test('PATCH changes the url and the events it was given and nothing else; a store has at most 10 endpoints', async () => {
+    const a = await newAccount(t, { storeCode: await t.addStore() });
+    const ep = await register(a, ['bill.paid']);
+    const moved = await t.request('PATCH', `/app/v1/webhook-endpoints/${ep.id}`, { url: `${rx.url}/moved` }, a.h);
+    assert.equal(moved.status, 200, moved.text);
+    assert.deepEqual([moved.body.result_data.url, moved.body.result_data.events, moved.body.result_data.enabled], [`${rx.url}/moved`, ['bill.paid'], true]);
+    const retuned = await t.request('PATCH', `/app/v1/webhook-endpoints/${ep.id}`, { events: ['payment.approved', 'payment.approved', 'bill.paid'] }, a.h);
+    assert.deepEqual([retuned.body.result_data.url, retuned.body.result_data.events], [`${rx.url}/moved`, ['payment.approved', 'bill.paid']]);
+    const off = await t.request('PATCH', `/app/v1/webhook-endpoints/${ep.id}`, { enabled: false }, a.h);
+    assert.deepEqual([off.body.result_data.enabled, off.body.result_data.disabledReason, off.body.result_data.url], [false, 'disabled by the store', `${rx.url}/moved`]);
+    for (let i = 1; i < 10; i++) await register(a, ['bill.paid'], `/n${i}`);
+    const eleventh = await t.post('/app/v1/webhook-endpoints', { url: `${rx.url}/n10`, events: ['bill.paid'] }, a.h);
+    assert.equal(eleventh.status, 400);
+    assert.equal(eleventh.body.result_msg, 'url: a store has at most 10 endpoints');
+    assert.equal((await t.get('/app/v1/webhook-endpoints', a.h)).body.result_data.length, 10);
+  });
+
   test('the store deletes its endpoint: it leaves the list, and a second delete is 404', async () => {
     const a = await newAccount(t, { storeCode: await t.addStore() });
     const keep = await register(a, ['bill.paid']);
