@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ENDPOINT_JOB } from '../../src/gateway/endpoints.js';
+import { ENDPOINT_JOB, FAILING_DISABLE_MS } from '../../src/gateway/endpoints.js';
+import { AppError } from '../../src/platform/errors.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -91,5 +92,28 @@ forEachEngine('the endpoint delivery job', (engine) => {
     };
     assert.equal(await signatures(until - 1), 2, 'one millisecond before the end: the new and the old secret');
     assert.equal(await signatures(until), 1, 'at the end: the new secret only');
+  });
+
+  test('an endpoint whose attempts have failed for exactly 3 days is disabled by the next failure; a millisecond less, not yet', async () => {
+    const T = Date.UTC(2026, 10, 23, 4, 0, 0);
+    const clock = { nowMs: () => T, now: () => new Date(T) };
+    for (const [streak, disabled] of [[FAILING_DISABLE_MS - 1, false], [FAILING_DISABLE_MS, true]] as const) {
+      const { deliveryId, endpointId } = await endpointDelivery(`/streak-${streak}`);
+      await db().updateTable('webhook_endpoints').set({ failing_since: T - streak }).where('id', '=', endpointId).execute();
+      rx.script.push(500);
+      await assert.rejects(ENDPOINT_JOB.run({ deliveryId }, { ...deps(), clock }, { jobId: newId(), attempt: 1, final: false }), /HTTP 500/);
+      const ep = await db().selectFrom('webhook_endpoints').select(['enabled', 'disabled_reason']).where('id', '=', endpointId).executeTakeFirstOrThrow();
+      assert.deepEqual([Number(ep.enabled), ep.disabled_reason], disabled ? [0, 'every attempt failed for 3 days'] : [1, null], `streak ${streak} ms`);
+    }
+  });
+
+  test('the service refuses an endpoint without events on its own, whoever calls it', async () => {
+    const storeCode = await t.addStore();
+    const endpoints = t.app.sunap.invoicing.endpoints;
+    const refused = (e: unknown) => e instanceof AppError && e.kind === 'VALIDATION' && e.message === 'events: choose at least one event';
+    await assert.rejects(endpoints.create(storeCode, { url: `${rx.url}/none`, events: [] }), refused);
+    const ep = await endpoints.create(storeCode, { url: `${rx.url}/some`, events: ['bill.paid'] });
+    await assert.rejects(endpoints.update(storeCode, ep.id, { events: [] }), refused);
+    assert.deepEqual((await endpoints.get(storeCode, ep.id)).events, ['bill.paid']);
   });
 });
