@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { sql } from 'kysely';
 import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardInput, type CardProcessor } from '../../src/ports/card-processor.js';
 import { STALE_ATTEMPT_MS } from '../../src/gateway/reconcile.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
 import { newId } from '../../src/platform/crypto.js';
 import { GatewayError } from '../../src/platform/errors.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { withFailingInserts } from '../helpers/db.js';
 import { Receiver } from '../helpers/receiver.js';
 
 /**
@@ -310,20 +310,9 @@ forEachEngine('approval and cancel at their edges', (engine) => {
 
   test('a database failure while opening the attempt is thrown, never taken for a busy payment', async () => {
     const p = await waiting();
-    // Only the attempt's insert fails, as a full disk would make it fail.
-    if (engine === 'sqlite') {
-      await sql`create trigger attempts_fail before insert on payment_attempts begin select raise(abort, 'simulated write failure'); end`.execute(db());
-    } else {
-      await sql`create function attempts_fail() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(db());
-      await sql`create trigger attempts_fail before insert on payment_attempts for each row execute function attempts_fail()`.execute(db());
-    }
-    try {
-      // Retried as if the slot were taken, it would end as a STATE answer after the wait.
-      await assert.rejects(gateway().pay(p.id, card(), '00'), /simulated write failure/);
-    } finally {
-      await sql`drop trigger attempts_fail${engine === 'postgres' ? sql` on payment_attempts` : sql``}`.execute(db());
-      if (engine === 'postgres') await sql`drop function attempts_fail()`.execute(db());
-    }
+    // Only the attempt's insert fails, as a full disk would make it fail. Retried as if the
+    // slot were taken, it would end as a STATE answer after the wait.
+    await assert.rejects(withFailingInserts(db(), engine, 'payment_attempts', () => gateway().pay(p.id, card(), '00')), /simulated write failure/);
   });
 
   test('a second payer waits for the operation holding the payment and then goes ahead', async () => {

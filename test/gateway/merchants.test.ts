@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sql } from 'kysely';
 import { createPlatform, createStore, OperatorError, rotateKey } from '../../src/gateway/merchants.js';
 import { SecretBox } from '../../src/platform/crypto.js';
 import { forEachEngine } from '../helpers/app.js';
-import { withDatabase } from '../helpers/db.js';
+import { withDatabase, withFailingInserts } from '../helpers/db.js';
 
 /** The operator's actions on platforms and stores (`sunap platform|store ...`), on the database itself. */
 const box = new SecretBox(Buffer.alloc(32, 7));
@@ -52,21 +51,11 @@ forEachEngine('platforms and stores', (engine) => {
 
   test('a database failure while writing a platform or a store is thrown as it is, never reported as a duplicate', async () => {
     const { platformCode } = await createPlatform(h.db, box, NOW, { name: 'p' });
-    for (const table of ['platforms', 'stores']) {
+    for (const table of ['platforms', 'stores'] as const) {
       // Only the insert fails, as a full disk would make it fail.
-      if (engine === 'sqlite') {
-        await sql`create trigger ${sql.raw(`${table}_fail`)} before insert on ${sql.table(table)} begin select raise(abort, 'simulated write failure'); end`.execute(h.db);
-      } else {
-        await sql`create function ${sql.raw(`${table}_fail`)}() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(h.db);
-        await sql`create trigger ${sql.raw(`${table}_fail`)} before insert on ${sql.table(table)} for each row execute function ${sql.raw(`${table}_fail`)}()`.execute(h.db);
-      }
-      try {
-        const write = table === 'platforms' ? createPlatform(h.db, box, NOW, { name: 'q' }) : createStore(h.db, NOW, { platformCode, name: 's' });
-        await assert.rejects(write, (e: unknown) => !(e instanceof OperatorError) && /simulated write failure/.test(String((e as Error).message)));
-      } finally {
-        await sql`drop trigger ${sql.raw(`${table}_fail`)}${engine === 'postgres' ? sql` on ${sql.table(table)}` : sql``}`.execute(h.db);
-        if (engine === 'postgres') await sql`drop function ${sql.raw(`${table}_fail`)}()`.execute(h.db);
-      }
+      const write = (): Promise<unknown> => table === 'platforms' ? createPlatform(h.db, box, NOW, { name: 'q' }) : createStore(h.db, NOW, { platformCode, name: 's' });
+      await assert.rejects(withFailingInserts(h.db, engine, table, write),
+        (e: unknown) => !(e instanceof OperatorError) && /simulated write failure/.test(String((e as Error).message)));
     }
   });
 });

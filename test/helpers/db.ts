@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before } from 'node:test';
+import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
+import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -63,4 +64,24 @@ export function withDatabase(engine: Engine): DatabaseHandle {
     get engine() { return get().engine; },
     close: () => get().close(),
   };
+}
+
+/**
+ * Makes every INSERT into `table` fail with "simulated write failure" (as a full disk would),
+ * on either engine, while `fn` runs; the trigger is gone again afterwards, whatever `fn` did.
+ */
+export async function withFailingInserts<T>(db: Kysely<Database>, engine: Engine, table: 'payments' | 'payment_attempts' | 'platforms' | 'stores', fn: () => Promise<T>): Promise<T> {
+  const name = sql.raw(`${table}_fail`);
+  if (engine === 'sqlite') {
+    await sql`create trigger ${name} before insert on ${sql.table(table)} begin select raise(abort, 'simulated write failure'); end`.execute(db);
+  } else {
+    await sql`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(db);
+    await sql`create trigger ${name} before insert on ${sql.table(table)} for each row execute function ${name}()`.execute(db);
+  }
+  try {
+    return await fn();
+  } finally {
+    await sql`drop trigger ${name}${engine === 'postgres' ? sql` on ${sql.table(table)}` : sql``}`.execute(db);
+    if (engine === 'postgres') await sql`drop function ${name}()`.execute(db);
+  }
 }

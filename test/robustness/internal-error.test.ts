@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachEngine, paymentBody, seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { billBody, newAccount, type Login } from '../invoicing/support.js';
+import { withFailingInserts } from '../helpers/db.js';
 import { dbSnapshot } from './support.js';
 
 const GENERIC = { result_code: -99, result_msg: 'internal error; nothing was changed, try again', result_data: null };
@@ -48,22 +49,9 @@ forEachEngine('internal errors', (engine) => {
   });
 
   test('a payment the database fails to write is 500 / 9999, never taken for a duplicate TRANS_SEQNO', async () => {
-    const db = t.app.sunap.database.db;
-    // The insert alone fails, as a full disk would make it fail.
-    if (engine === 'sqlite') {
-      await sql`create trigger payments_fail before insert on payments begin select raise(abort, 'simulated write failure'); end`.execute(db);
-    } else {
-      await sql`create function payments_fail() returns trigger language plpgsql as $$ begin raise exception 'simulated write failure'; end $$`.execute(db);
-      await sql`create trigger payments_fail before insert on payments for each row execute function payments_fail()`.execute(db);
-    }
     const body = paymentBody();
-    let r;
-    try {
-      r = await t.gw('requestPayment', body);
-    } finally {
-      await sql`drop trigger payments_fail${engine === 'postgres' ? sql` on payments` : sql``}`.execute(db);
-      if (engine === 'postgres') await sql`drop function payments_fail()`.execute(db);
-    }
+    // The insert alone fails, as a full disk would make it fail.
+    const r = await withFailingInserts(t.app.sunap.database.db, engine, 'payments', () => t.gw('requestPayment', body));
     assert.equal(r.status, 500, JSON.stringify(r.body));
     assert.equal(r.body.result_data.RESULT_CODE, '9999');
     // Nothing was written: the same TRANS_SEQNO goes through now.
