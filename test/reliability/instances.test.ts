@@ -98,7 +98,7 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
         if (j.attempts > 1) retried++;
       }
       assert.deepEqual(twice, [], 'jobs run more often than their recorded failures explain');
-      // Each delivery the receiver saw is one recorded attempt: nothing was delivered by two workers at once.
+      // No delivery the receiver saw goes beyond the recorded attempts: nothing was delivered by two workers at once.
       const recordedByRef = new Map<string, number>();
       const paymentOf = new Map((await fx.db.selectFrom('payments').select(['id', 'trans_seqno']).execute()).map((p) => [p.trans_seqno, p.id]));
       for (const o of outbound) recordedByRef.set(`${o.target}:${o.ref_id}`, (recordedByRef.get(`${o.target}:${o.ref_id}`) ?? 0) + 1);
@@ -107,7 +107,10 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
         const ref = d.path === WEBHOOK_PATH ? `WEBHOOK:${d.key}` : `CALLBACK:${paymentOf.get(d.key)}`;
         seen.set(ref, (seen.get(ref) ?? 0) + 1);
       }
-      const dup = [...seen].filter(([ref, n]) => n !== (recordedByRef.get(ref) ?? 0)).map(([ref, n]) => `${ref}: ${n} at the receiver, ${recordedByRef.get(ref) ?? 0} recorded`);
+      // More at the receiver than recorded is a delivery no worker owned. Fewer is allowed: an
+      // attempt that failed on the way (a reused connection the receiver had just closed) is
+      // recorded, and retried, without the receiver ever seeing it.
+      const dup = [...seen].filter(([ref, n]) => n > (recordedByRef.get(ref) ?? 0)).map(([ref, n]) => `${ref}: ${n} at the receiver, ${recordedByRef.get(ref) ?? 0} recorded`);
       assert.deepEqual(dup, [], 'deliveries beyond the recorded attempts');
       const report = await checkInvariants(fx, receiver, ledger);
       console.log(`instances: ${JSON.stringify({ instances: servers.length, requests: client.requests, jobs: jobs.length, retriedDeliveries: retried, pairs, checked: report.checked, ...report.figures })}`);
