@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardInput, type CardProcessor } from '../../src/ports/card-processor.js';
 import { STALE_ATTEMPT_MS } from '../../src/gateway/reconcile.js';
+import { DEFAULT_SANDBOX_CARD } from '../../src/gateway/sandbox-routes.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
 import { newId } from '../../src/platform/crypto.js';
 import { GatewayError } from '../../src/platform/errors.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { openAttempt } from '../helpers/attempts.js';
 import { withFailingInserts } from '../helpers/db.js';
-import { Receiver } from '../helpers/receiver.js';
+import { withReceiver } from '../helpers/receiver.js';
 
 /**
  * The approval and the cancel at their edges, called as the payment page and the sandbox call
@@ -46,7 +48,7 @@ class WatchedProcessor implements CardProcessor {
   }
 }
 
-const card = (number = '4242424242424242'): CardInput => ({ number, expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00' });
+const card = (number = DEFAULT_SANDBOX_CARD.number): CardInput => ({ ...DEFAULT_SANDBOX_CARD, number });
 const rd = (r: { body: any }) => r.body.result_data;
 
 forEachEngine('approval and cancel at their edges', (engine) => {
@@ -297,10 +299,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
   test('while another operation holds the payment, a second payer gets STATE after the wait, without asking the network', async () => {
     const p = await waiting();
     // A live attempt of another process (fresh, so no reconcile takes it for abandoned).
-    await db().insertInto('payment_attempts').values({
-      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
-    }).execute();
+    await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
     const approves = processor.approves.length;
     const r = await gateway().pay(p.id, card(), '00');
     assert.equal(r.outcome, 'STATE');
@@ -317,11 +316,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
 
   test('a second payer waits for the operation holding the payment and then goes ahead', async () => {
     const p = await waiting();
-    const holder = newId();
-    await db().insertInto('payment_attempts').values({
-      id: holder, payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
-    }).execute();
+    const holder = await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
     // The holder finishes (without paying) a moment later.
     const released = new Promise((r) => setTimeout(r, 400)).then(() =>
       db().updateTable('payment_attempts').set({ status: 'DECLINED', closed_at: Date.now() }).where('id', '=', holder).execute());
@@ -333,10 +328,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
   test('a holder that turns abandoned while the second payer waits is settled, and the payer goes ahead', async () => {
     const p = await waiting();
     // Open for 1.5 s less than the limit: a process that died just before this payer came.
-    await db().insertInto('payment_attempts').values({
-      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs() - STALE_ATTEMPT_MS + 1500, closed_at: null,
-    }).execute();
+    await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() - STALE_ATTEMPT_MS + 1500 });
     const r = await gateway().pay(p.id, card(), '00');
     assert.equal(r.outcome, 'APPROVED', 'the wait looked at the holder again once it had turned stale');
     assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['ERROR', 'APPROVED']);
@@ -405,10 +397,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
 
   test('a cancel while another operation holds the payment is 4009 after the wait, without asking the network', async () => {
     const p = await approved();
-    await db().insertInto('payment_attempts').values({
-      id: newId(), payment_id: p.id, kind: 'CANCEL', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
-    }).execute();
+    await openAttempt(db(), { paymentId: p.id, kind: 'CANCEL', createdAt: t.app.sunap.clock.nowMs() });
     const n = processor.cancels.length;
     const r = await cancel(p);
     assert.equal(r.RESULT_CODE, '4009');
@@ -487,10 +476,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
 
   test('a DELETE while the payment is being paid is 4009 after the wait', async () => {
     const p = await waiting();
-    await db().insertInto('payment_attempts').values({
-      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
-    }).execute();
+    await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
     const r = await remove(p);
     assert.equal(r.RESULT_CODE, '4009');
     assert.equal(r.RESULT_MSG, 'TRANS_SEQNO: the payment is being paid right now; try again');
@@ -499,11 +485,7 @@ forEachEngine('approval and cancel at their edges', (engine) => {
 
   test('a cancel a crashed process left open is finished by the reconcile, with the reason 결제 취소', async () => {
     const p = await approved();
-    const id = newId();
-    await db().insertInto('payment_attempts').values({
-      id, payment_id: p.id, kind: 'CANCEL', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs() - 10 * 60_000, closed_at: null,
-    }).execute();
+    await openAttempt(db(), { paymentId: p.id, kind: 'CANCEL', createdAt: t.app.sunap.clock.nowMs() - 10 * 60_000 });
     const n = processor.cancels.length;
     assert.equal(await gateway().reconcile(p.id), true);
     assert.deepEqual(processor.cancels.slice(n).map((c) => [c.idempotencyKey, c.reason]), [[`cancel:${p.id}`, '결제 취소']]);
@@ -515,11 +497,7 @@ forEachEngine('an approval wakes the worker', (engine) => {
   // The worker looks for due jobs only once a minute: the callback arrives at once only if the
   // approval's commit wakes it.
   const t = withApp(engine, { SUNAP_JOB_POLL_MS: '60000' });
-  let rx: Receiver;
-  before(async () => {
-    rx = await new Receiver().start();
-  });
-  after(() => rx?.close());
+  const rx = withReceiver();
 
   test('the callback is sent right after the approval, not at the next poll', async () => {
     // Let the worker finish its first look at the queue and go to sleep.

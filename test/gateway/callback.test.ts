@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { CALLBACK_JOB, callbackBody } from '../../src/gateway/callback.js';
 import type { Payment } from '../../src/gateway/repository.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
-import { Receiver } from '../helpers/receiver.js';
+import { withReceiver } from '../helpers/receiver.js';
 
 /**
  * The CONFIRM_URL callback's job, one run at a time (the worker stays off, so each run here is
@@ -14,11 +14,7 @@ const rd = (r: { body: any }) => r.body.result_data;
 
 forEachEngine('the callback job', (engine) => {
   const t = withApp(engine, {}, { runJobs: false });
-  let rx: Receiver;
-  before(async () => {
-    rx = await new Receiver().start();
-  });
-  after(() => rx?.close());
+  const rx = withReceiver();
 
   const db = () => t.app.sunap.database.db;
   const deps = () => ({ db: db(), http: t.app.sunap.http, clock: t.app.sunap.clock });

@@ -3,10 +3,11 @@ import { before, test } from 'node:test';
 import type { GatewayContext } from '../../src/gateway/context.js';
 import { reconcile, STALE_ATTEMPT_MS, staleAttemptMs } from '../../src/gateway/reconcile.js';
 import type { Payment } from '../../src/gateway/repository.js';
+import { DEFAULT_SANDBOX_CARD } from '../../src/gateway/sandbox-routes.js';
 import type { CardProcessor } from '../../src/ports/card-processor.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
-import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { openAttempt } from '../helpers/attempts.js';
 import { captureLog } from '../helpers/log.js';
 
 /**
@@ -56,23 +57,17 @@ forEachEngine('the reconcile of one payment', (engine) => {
     if (pay) assert.equal((await t.pay(body.TRANS_SEQNO as string)).approved, true);
     return (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
   }
-  async function openAttempt(paymentId: string, kind: 'APPROVE' | 'CANCEL' | 'DELETE', ageMs: number, facts: { card_bin?: string; card_last4?: string; installment_month?: string } = {}) {
-    const id = newId();
-    await db().insertInto('payment_attempts').values({
-      id, payment_id: paymentId, kind, status: 'OPEN', card_bin: facts.card_bin ?? null, card_last4: facts.card_last4 ?? null, issuer_name: null,
-      installment_month: facts.installment_month ?? null, message: null, created_at: NOW - ageMs, closed_at: null,
-    }).execute();
-    return id;
-  }
+  const open = (paymentId: string, kind: 'APPROVE' | 'CANCEL' | 'DELETE', ageMs: number, facts: { card_bin?: string; card_last4?: string; installment_month?: string } = {}) =>
+    openAttempt(db(), { paymentId, kind, createdAt: NOW - ageMs, ...facts });
   const attempt = (id: string) => db().selectFrom('payment_attempts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   test('open one millisecond short of the limit it is left alone; at the limit it is settled', async () => {
     const p = await payment();
-    const young = await openAttempt(p.id, 'APPROVE', STALE_ATTEMPT_MS - 1);
+    const young = await open(p.id, 'APPROVE', STALE_ATTEMPT_MS - 1);
     assert.equal(await reconcile(ctx, p.id), false);
     assert.equal((await attempt(young)).status, 'OPEN');
     await db().deleteFrom('payment_attempts').where('id', '=', young).execute();
-    const old = await openAttempt(p.id, 'APPROVE', STALE_ATTEMPT_MS);
+    const old = await open(p.id, 'APPROVE', STALE_ATTEMPT_MS);
     assert.equal(await reconcile(ctx, p.id), true);
     const a = await attempt(old);
     assert.deepEqual([a.status, a.message, Number(a.closed_at)], ['ERROR', 'abandoned: the processor has no record of it', NOW]);
@@ -83,8 +78,8 @@ forEachEngine('the reconcile of one payment', (engine) => {
 
   test('an approval the network made is committed with the card facts the attempt kept', async () => {
     const p = await payment();
-    const id = await openAttempt(p.id, 'APPROVE', STALE_ATTEMPT_MS, { card_bin: '555555', card_last4: '4444', installment_month: '03' });
-    const card = { number: '5555555555554444', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00' };
+    const id = await open(p.id, 'APPROVE', STALE_ATTEMPT_MS, { card_bin: '555555', card_last4: '4444', installment_month: '03' });
+    const card = { ...DEFAULT_SANDBOX_CARD, number: '5555555555554444' };
     assert.equal((await network.approve({ idempotencyKey: id, amount: p.amount, installmentMonth: '03', card })).outcome, 'APPROVED');
     assert.equal(await reconcile(ctx, p.id), true);
     const after = (await t.app.sunap.gateway.findById(p.id))!;
@@ -94,8 +89,8 @@ forEachEngine('the reconcile of one payment', (engine) => {
 
   test('a decline the network recorded closes the attempt as DECLINED, with no message of ours', async () => {
     const p = await payment();
-    const id = await openAttempt(p.id, 'APPROVE', STALE_ATTEMPT_MS, { card_bin: '400000', card_last4: '0002', installment_month: '00' });
-    const card = { number: '4000000000000002', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00' };
+    const id = await open(p.id, 'APPROVE', STALE_ATTEMPT_MS, { card_bin: '400000', card_last4: '0002', installment_month: '00' });
+    const card = { ...DEFAULT_SANDBOX_CARD, number: '4000000000000002' };
     assert.equal((await network.approve({ idempotencyKey: id, amount: p.amount, installmentMonth: '00', card })).outcome, 'DECLINED');
     assert.equal(await reconcile(ctx, p.id), true);
     const a = await attempt(id);
@@ -105,7 +100,7 @@ forEachEngine('the reconcile of one payment', (engine) => {
 
   test('an open cancel is finished at the network with an empty reason of record', async () => {
     const p = await payment(true);
-    const id = await openAttempt(p.id, 'CANCEL', STALE_ATTEMPT_MS);
+    const id = await open(p.id, 'CANCEL', STALE_ATTEMPT_MS);
     const n = cancels.length;
     assert.equal(await reconcile(ctx, p.id), true);
     assert.deepEqual(cancels.slice(n).map((c) => [c.idempotencyKey, c.reason]), [[`cancel:${p.id}`, '결제 취소']]);
@@ -116,16 +111,16 @@ forEachEngine('the reconcile of one payment', (engine) => {
 
   test('an open DELETE, or a CANCEL of a payment that cannot be cancelled, is closed as SKIPPED without asking the network', async () => {
     const waiting = await payment();
-    const del = await openAttempt(waiting.id, 'DELETE', STALE_ATTEMPT_MS);
+    const del = await open(waiting.id, 'DELETE', STALE_ATTEMPT_MS);
     const n = cancels.length;
     assert.equal(await reconcile(ctx, waiting.id), true);
     assert.deepEqual([(await attempt(del)).status, (await attempt(del)).message], ['SKIPPED', 'reconciled']);
-    const cancelOfUnpaid = await openAttempt(waiting.id, 'CANCEL', STALE_ATTEMPT_MS);
+    const cancelOfUnpaid = await open(waiting.id, 'CANCEL', STALE_ATTEMPT_MS);
     assert.equal(await reconcile(ctx, waiting.id), true);
     assert.equal((await attempt(cancelOfUnpaid)).status, 'SKIPPED');
     // A DELETE never refunds, whatever state the payment is found in.
     const paid = await payment(true);
-    const delOfPaid = await openAttempt(paid.id, 'DELETE', STALE_ATTEMPT_MS);
+    const delOfPaid = await open(paid.id, 'DELETE', STALE_ATTEMPT_MS);
     assert.equal(await reconcile(ctx, paid.id), true);
     assert.equal((await attempt(delOfPaid)).status, 'SKIPPED');
     assert.equal(cancels.length, n, 'the network was not asked');

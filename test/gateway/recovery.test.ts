@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { STALE_ATTEMPT_MS } from '../../src/gateway/index.js';
+import { DEFAULT_SANDBOX_CARD } from '../../src/gateway/sandbox-routes.js';
 import { SandboxCardProcessor } from '../../src/ports/sandbox-card-processor.js';
-import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { openAttempt } from '../helpers/attempts.js';
 
-const card = { number: '4242424242424242', expiryMonth: '12', expiryYear: '99', holderId: '900101', passwordDigits: '00' };
+const card = DEFAULT_SANDBOX_CARD;
 
 forEachEngine('recovery of attempts left open by a crash', (engine) => {
   const t = withApp(engine);
@@ -16,14 +17,9 @@ forEachEngine('recovery of attempts left open by a crash', (engine) => {
     return (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, body.TRANS_SEQNO as string))!;
   }
   /** What a process killed between the processor's answer and its commit leaves behind. */
-  async function crashedAttempt(paymentId: string, kind: 'APPROVE' | 'CANCEL') {
-    const id = newId();
-    await t.app.sunap.database.db.insertInto('payment_attempts').values({
-      id, payment_id: paymentId, kind, status: 'OPEN', card_bin: '424242', card_last4: '4242', issuer_name: null,
-      installment_month: '00', message: null, created_at: t.app.sunap.clock.nowMs() - STALE_ATTEMPT_MS - 1000, closed_at: null,
-    }).execute();
-    return id;
-  }
+  const crashedAttempt = (paymentId: string, kind: 'APPROVE' | 'CANCEL') => openAttempt(t.app.sunap.database.db, {
+    paymentId, kind, createdAt: t.app.sunap.clock.nowMs() - STALE_ATTEMPT_MS - 1000, card_bin: '424242', card_last4: '4242', installment_month: '00',
+  });
   const attempts = (paymentId: string) => t.app.sunap.database.db.selectFrom('payment_attempts').select(['id', 'kind', 'status'])
     .where('payment_id', '=', paymentId).execute();
 
@@ -66,10 +62,7 @@ forEachEngine('recovery of attempts left open by a crash', (engine) => {
 
   test('a fresh open attempt (in progress elsewhere) is left alone', async () => {
     const p = await payment();
-    await t.app.sunap.database.db.insertInto('payment_attempts').values({
-      id: newId(), payment_id: p.id, kind: 'APPROVE', status: 'OPEN', card_bin: null, card_last4: null, issuer_name: null,
-      installment_month: null, message: null, created_at: t.app.sunap.clock.nowMs(), closed_at: null,
-    }).execute();
+    await openAttempt(t.app.sunap.database.db, { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
     assert.equal(await t.app.sunap.gateway.reconcile(p.id), false);
   });
 });

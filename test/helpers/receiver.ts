@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 
 export interface Received {
   method: string;
@@ -69,4 +70,23 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise((r) => this.server.close(r));
   }
+}
+
+/**
+ * A receiver for the enclosing suite: started before its first test, closed after its last. The
+ * handle reads through to the started receiver, so tests use it directly.
+ */
+export function withReceiver(): Receiver {
+  let started: Receiver | undefined;
+  before(async () => {
+    started = await new Receiver().start();
+  });
+  after(() => started?.close());
+  return new Proxy({} as Receiver, {
+    get(_, key) {
+      if (!started) throw new Error('the receiver starts in before(); read it inside a test or hook');
+      const v = (started as unknown as Record<string | symbol, unknown>)[key];
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(started) : v;
+    },
+  });
 }
