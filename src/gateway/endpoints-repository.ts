@@ -35,6 +35,16 @@ export async function updateEndpoint(db: Db, storeCode: string, id: string, set:
   await db.updateTable('webhook_endpoints').set(set).where('store_code', '=', storeCode).where('id', '=', id).execute();
 }
 
+/**
+ * A rotation's compare-and-set: the new secret goes in only while the secret it replaces is still
+ * the current one. False when another rotation got there first.
+ */
+export async function rotateSecret(db: Db, storeCode: string, id: string, replaced: string, set: Pick<Endpoint, 'secret_sealed' | 'old_secret_until' | 'updated_at'>): Promise<boolean> {
+  const r = await db.updateTable('webhook_endpoints').set({ ...set, old_secret_sealed: replaced })
+    .where('store_code', '=', storeCode).where('id', '=', id).where('secret_sealed', '=', replaced).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function deleteEndpoint(db: Db, storeCode: string, id: string): Promise<boolean> {
   const r = await db.deleteFrom('webhook_endpoints').where('store_code', '=', storeCode).where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) === 1;

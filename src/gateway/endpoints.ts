@@ -24,6 +24,8 @@ export type EndpointEvent = (typeof ENDPOINT_EVENTS)[number];
 /** The event "Send a test event" delivers. */
 export const TEST_EVENT = 'webhook.test';
 export const MAX_ENDPOINTS = 10;
+/** How many times a rotation reads again after another rotation got in first, before it gives up. */
+const ROTATION_TURNS = 5;
 /** After a rotation the old secret signs beside the new one this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 /** An endpoint whose every attempt failed this long is disabled. */
@@ -211,10 +213,17 @@ export class EndpointService {
 
   /** A new secret; the old one keeps signing beside it for 24 hours. The answer shows the new secret once. */
   async rotate(storeCode: string, id: string): Promise<EndpointView & { secret: string }> {
-    const ep = await this.find(storeCode, id);
-    const now = this.deps.clock.nowMs();
     const secret = newWebhookSecret();
-    await repo.updateEndpoint(this.db, storeCode, id, { secret_sealed: this.deps.box.seal(secret), old_secret_sealed: ep.secret_sealed, old_secret_until: now + ROTATION_OVERLAP_MS, updated_at: now });
+    // Two rotations at once take turns, as if one came after the other: each replaces the secret it
+    // read only if that is still the current one, else reads again. Without this the later write
+    // would replace the earlier caller's secret, which would then never sign.
+    for (let turn = 1; ; turn++) {
+      const ep = await this.find(storeCode, id);
+      const now = this.deps.clock.nowMs();
+      const set = { secret_sealed: this.deps.box.seal(secret), old_secret_until: now + ROTATION_OVERLAP_MS, updated_at: now };
+      if (await repo.rotateSecret(this.db, storeCode, id, ep.secret_sealed, set)) break;
+      if (turn === ROTATION_TURNS) throw new AppError('STATE', 'endpoint: its secret is being rotated by another request; try again');
+    }
     return { ...(await this.get(storeCode, id)), secret };
   }
 

@@ -95,8 +95,8 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   app.post('/app/v1/webhook-endpoints/:id/rotate-secret', {
     ...d.writeHooks,
     schema: {
-      ...edoc('Rotate the endpoint\'s secret', 'The answer carries the new secret this once. For 24 hours deliveries carry two signatures in webhook-signature (new and old), so a receiver can switch without losing any.'),
-      params: EndpointParams, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403, 404) },
+      ...edoc('Rotate the endpoint\'s secret', 'The answer carries the new secret this once. For 24 hours deliveries carry two signatures in webhook-signature (new and old), so a receiver can switch without losing any. Two rotations at once take turns; one beaten by others five times in a row answers 409 / -24 and changes nothing.'),
+      params: EndpointParams, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403, 404, 409) },
     },
   }, async (req) => ok(req, await endpoints.rotate(storeOf(req), req.params.id)));
 

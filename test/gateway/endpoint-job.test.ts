@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { ENDPOINT_JOB, FAILING_DISABLE_MS } from '../../src/gateway/endpoints.js';
+import { test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { ENDPOINT_JOB, EndpointService, FAILING_DISABLE_MS } from '../../src/gateway/endpoints.js';
 import { AppError } from '../../src/platform/errors.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
-import { Receiver } from '../helpers/receiver.js';
+import { withReceiver } from '../helpers/receiver.js';
 
 /**
  * A store endpoint's delivery job, one run at a time (the worker stays off, so each run here is
@@ -14,11 +15,7 @@ const rd = (r: { body: any }) => r.body.result_data;
 
 forEachEngine('the endpoint delivery job', (engine) => {
   const t = withApp(engine, {}, { runJobs: false });
-  let rx: Receiver;
-  before(async () => {
-    rx = await new Receiver().start();
-  });
-  after(() => rx?.close());
+  const rx = withReceiver();
 
   const db = () => t.app.sunap.database.db;
   const deps = () => ({ db: db(), http: t.app.sunap.http, clock: t.app.sunap.clock, box: t.app.sunap.box });
@@ -92,6 +89,60 @@ forEachEngine('the endpoint delivery job', (engine) => {
     };
     assert.equal(await signatures(until - 1), 2, 'one millisecond before the end: the new and the old secret');
     assert.equal(await signatures(until), 1, 'at the end: the new secret only');
+  });
+
+  test('two rotations at once take turns: the secret the first caller got signs beside the second one\'s, the replaced one no longer', async () => {
+    const { deliveryId, storeCode, endpointId } = await endpointDelivery('/rotated-twice');
+    const endpoints = t.app.sunap.invoicing.endpoints;
+    const before = await endpoints.rotate(storeCode, endpointId);
+    const [a, b] = await Promise.all([endpoints.rotate(storeCode, endpointId), endpoints.rotate(storeCode, endpointId)]);
+    const n = rx.received.length;
+    await run(deliveryId, { manual: true });
+    const r = rx.received[n]!;
+    const signs = (secret: string) => {
+      try {
+        new Webhook(secret).verify(r.raw, { 'webhook-id': String(r.headers['webhook-id']), 'webhook-timestamp': String(r.headers['webhook-timestamp']), 'webhook-signature': String(r.headers['webhook-signature']) });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    assert.notEqual(a.secret, b.secret);
+    // Which went first is up to the database: the later one's secret is current, the earlier one's the rotated-out one.
+    assert.deepEqual([signs(a.secret), signs(b.secret)], [true, true], 'both secrets handed out sign');
+    assert.equal(signs(before.secret), false, 'the secret both replaced no longer signs');
+    assert.equal(String(r.headers['webhook-signature']).split(' ').length, 2);
+  });
+
+  test('a rotation that another one beats on every read gives up after its fifth, with 4009; beaten four times, the fifth read goes through', async () => {
+    for (const [beaten, done] of [[4, true], [5, false]] as const) {
+      const storeCode = await t.addStore();
+      const ep = await t.app.sunap.invoicing.endpoints.create(storeCode, { url: `${rx.url}/beaten`, events: ['payment.approved'] });
+      let left = beaten;
+      // After each read of the endpoint, and before the rotation's write, "another rotation" replaces the secret.
+      const racing = db().withPlugin({
+        transformQuery: (a) => a.node,
+        transformResult: async (a) => {
+          if (a.result.rows.length === 1 && 'secret_sealed' in (a.result.rows[0] as object) && left > 0) {
+            left--;
+            await db().updateTable('webhook_endpoints').set({ secret_sealed: t.app.sunap.box.seal(`whsec_other${left}`) }).where('id', '=', ep.id).execute();
+          }
+          return a.result;
+        },
+      });
+      const endpoints = new EndpointService(racing, { clock: t.app.sunap.clock, box: t.app.sunap.box, wake: () => undefined });
+      const rotation = endpoints.rotate(storeCode, ep.id);
+      if (done) {
+        const r = await rotation;
+        const row = await db().selectFrom('webhook_endpoints').select(['secret_sealed', 'old_secret_sealed']).where('id', '=', ep.id).executeTakeFirstOrThrow();
+        assert.equal(t.app.sunap.box.open(row.secret_sealed), r.secret);
+        assert.equal(t.app.sunap.box.open(row.old_secret_sealed!), 'whsec_other0', 'it replaced the secret it read last');
+      } else {
+        await assert.rejects(rotation, (e) => e instanceof AppError && e.kind === 'STATE' && e.message === 'endpoint: its secret is being rotated by another request; try again');
+        const row = await db().selectFrom('webhook_endpoints').select(['secret_sealed', 'old_secret_sealed']).where('id', '=', ep.id).executeTakeFirstOrThrow();
+        assert.deepEqual([t.app.sunap.box.open(row.secret_sealed), row.old_secret_sealed], ['whsec_other0', null], 'nothing of its own written');
+      }
+    }
   });
 
   test('an endpoint whose attempts have failed for exactly 3 days is disabled by the next failure; a millisecond less, not yet', async () => {
