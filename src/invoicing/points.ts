@@ -61,8 +61,7 @@ export async function grant(trx: Transaction<Database>, accountId: string, amoun
  * Points bought in the console: a RECHARGE ledger row (ref = the recharge id, unique through
  * ledger_once) and the balance, together; a second credit of the same recharge writes nothing.
  */
-export async function creditRecharge(trx: Transaction<Database>, accountId: string, points: number, rechargeId: string, memo: string, now: number): Promise<boolean> {
+export async function creditRecharge(trx: Transaction<Database>, accountId: string, points: number, rechargeId: string, memo: string, now: number): Promise<void> {
   const written = await repo.addLedger(trx, [{ account_id: accountId, delta: points, kind: 'RECHARGE', ref: rechargeId, memo, created_at: now }]);
   if (written === 1) await repo.credit(trx, accountId, points, now);
-  return written === 1;
 }

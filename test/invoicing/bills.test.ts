@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createInvoices } from '../../src/invoicing/creation.js';
+import type { CreateBillBody } from '../../src/invoicing/schemas.js';
+import { AppError } from '../../src/platform/errors.js';
+import { merchantUrlPolicy } from '../../src/platform/urls.js';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
 import { billBody, createOne, ledgerMatches, newAccount, points, waitSent, type Login } from './support.js';
 
@@ -67,6 +71,8 @@ forEachEngine('invoices', (engine) => {
       [billBody({ templateType: 'OTHER' }), 'templateType:'],
       [billBody({ templateType: 'INDIVIDUAL' }), 'recipientItems: is required when templateType is INDIVIDUAL'],
       [billBody({ templateType: 'INDIVIDUAL', recipientItems: [{ studentName: '다른사람', studentPhone: '01012345678', amount: 1000 }] }), 'recipientItems: members[0] needs exactly one entry'],
+      [billBody({ templateType: 'INDIVIDUAL', recipientItems: [{ ...member, studentPhone: '01099998888', amount: 1000 }] }), 'recipientItems: members[0] needs exactly one entry with the same studentName and studentPhone'],
+      [billBody({ templateType: 'INDIVIDUAL', reason: undefined, recipientItems: [{ ...member, amount: 1000 }] }), 'reason: is required (or recipientItems[0].reason)'],
       [billBody({ templateType: 'INDIVIDUAL', recipientItems: [{ ...member, amount: 99 }] }), 'recipientItems[0].amount:'],
       [billBody({ templateType: 'INDIVIDUAL', recipientItems: [{ ...member, amount: 5000, items: [item({ price: 4000 })] }] }), 'recipientItems[0].items: the net sum'],
     ];
@@ -142,6 +148,48 @@ forEachEngine('invoices', (engine) => {
     assert.deepEqual(d2.bill.items, []);
   });
 
+  test('creation says whether it made anything (the worker is woken only then): a new request yes, its repeat no', async () => {
+    const b = await newAccount(t, { points: 1000 });
+    const db = t.app.sunap.database.db;
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', b.accountId).executeTakeFirstOrThrow();
+    const deps = { clock: t.app.sunap.clock, box: t.app.sunap.box, costs: t.app.sunap.config.costs, webhookUrlPolicy: merchantUrlPolicy('sandbox') };
+    const body = billBody({ requestId: `made-${engine}-0001` }) as CreateBillBody;
+    assert.equal(await createInvoices(db, deps, account, body), true);
+    assert.equal(await createInvoices(db, deps, account, body), false);
+    assert.equal(await createInvoices(db, deps, account, billBody() as CreateBillBody), true, 'without a requestId every request is new');
+    assert.equal((await t.get('/app/v1/sales/bill', b.h)).body.result_data.totalCount, 2);
+    const rows = await db.selectFrom('invoices').select(['request_id', 'request_hash']).where('account_id', '=', b.accountId).orderBy('id').execute();
+    assert.deepEqual(rows.map((r) => [r.request_id, r.request_hash === null]), [[`made-${engine}-0001`, false], [null, true]], 'a hash is kept only with a requestId');
+  });
+
+  test('a repeat that commits between the check and the insert (a concurrent request): same content answers as done, other content -22; nothing doubled', async () => {
+    const db = t.app.sunap.database.db;
+    const deps = { clock: t.app.sunap.clock, box: t.app.sunap.box, costs: t.app.sunap.config.costs, webhookUrlPolicy: merchantUrlPolicy('sandbox') };
+    for (const same of [true, false]) {
+      const b = await newAccount(t, { points: 1000 });
+      const account = await db.selectFrom('accounts').selectAll().where('id', '=', b.accountId).executeTakeFirstOrThrow();
+      const body = billBody({ requestId: `raced-${engine}-${same}` }) as CreateBillBody;
+      let raced = false;
+      // Right after the request's first read (its check for an earlier request), the concurrent one commits.
+      const racing = db.withPlugin({
+        transformQuery: (a) => a.node,
+        transformResult: async (a) => {
+          if (!raced) {
+            raced = true;
+            assert.equal(await createInvoices(db, deps, account, same ? body : { ...body, amount: 129000 }), true);
+          }
+          return a.result;
+        },
+      });
+      const made = createInvoices(racing, deps, account, body);
+      if (same) assert.equal(await made, false);
+      else await assert.rejects(made, (e) => e instanceof AppError && e.kind === 'IDEMPOTENCY_CONFLICT');
+      assert.equal(raced, true);
+      assert.equal((await t.get('/app/v1/sales/bill', b.h)).body.result_data.totalCount, 1);
+      assert.equal(await points(t, b), 1000 - deps.costs.ALIMTALK, 'one reservation');
+    }
+  });
+
   test('requestId: the same content creates nothing new; other content -22; several members -23', async () => {
     const b = await newAccount(t, { points: 1000 });
     const body = billBody({ requestId: `order-${engine}-0001` });
@@ -153,6 +201,9 @@ forEachEngine('invoices', (engine) => {
     assert.equal(list.bills[0].requestId, `order-${engine}-0001`);
     assert.equal(await points(t, b), 990);
     expectError(await create({ ...body, amount: 129000 }, b), 409, -22, 'requestId: a different invoice cannot be sent with the same requestId');
+    // A used requestId with several members is refused for having several members, before it is compared.
+    expectError(await create({ ...body, members: [{ studentName: '갑', studentPhone: '01011112222' }, { studentName: '을', studentPhone: '01011113333' }] }, b), 400, -23,
+      'requestId: idempotent sending supports one recipient only');
     expectError(await create(billBody({
       requestId: `order-${engine}-0002`,
       members: [{ studentName: '갑', studentPhone: '01011112222' }, { studentName: '을', studentPhone: '01011113333' }],
