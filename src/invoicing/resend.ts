@@ -95,8 +95,9 @@ export async function resend(
   }
   const out: ResendSummary[] = [];
   for (const e of entries) {
-    const inv = e.inv && !e.skip ? (await repo.findInvoice(db, account.id, e.inv.id, { withDeleted: true })) ?? e.inv : e.inv;
-    const visible = inv && e.skip !== 'not found';
+    // Read again: the answer shows each invoice as it is now, also one skipped because it changed
+    // after the look-up above (paid meanwhile: 'no longer payable', with its status DONE).
+    const inv = e.inv ? (await repo.findInvoice(db, account.id, e.inv.id, { withDeleted: true })) ?? e.inv : e.inv;
     let result: ResendSummary['resendResult'] = 'SKIPPED';
     let reason: string | null = e.skip ?? null;
     if (e.sendId) {
@@ -107,7 +108,7 @@ export async function resend(
         reason = s?.error_message ?? 'the send did not complete; it will be retried';
       }
     }
-    const sum = visible ? billSummary(inv) : null;
+    const sum = inv ? billSummary(inv) : null;
     out.push({
       uniqueId: inv?.unique_id ?? e.given, status: sum?.status ?? null, sendCount: sum?.sendCount ?? null,
       lastSentAt: sum?.lastSentAt ?? null, resendResult: result, reason,

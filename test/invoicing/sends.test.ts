@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { RESEND_FALLBACK_MS, resend } from '../../src/invoicing/resend.js';
+import { SendRunner } from '../../src/invoicing/sends.js';
 import { SandboxMessaging } from '../../src/ports/sandbox-messaging.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
+import { captureLog } from '../helpers/log.js';
 import { createOne, ledgerMatches, newAccount, points, waitSent } from './support.js';
 
 const KST_SPACED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -197,6 +200,80 @@ forEachEngine('invoice sends and payments', (engine) => {
     assert.equal(sum.balance, sum.ledger);
   });
 
+  test('an invoice listed twice in one resend (by uniqueId and by number) is sent and charged once; an unknown one first changes nothing', async () => {
+    const a = await newAccount(t, { points: 100 });
+    const id = await createOne(t, a, member('01070000021'));
+    const d0 = await waitSent(t, a, id);
+    const r = await t.post('/app/v1/sales/bill/resend', { billIds: ['no-such-bill', id, d0.bill.id, id] }, a.h);
+    assert.deepEqual(r.body.result_data.map((x: any) => [x.uniqueId, x.resendResult, x.reason]), [
+      ['no-such-bill', 'SKIPPED', 'not found'], [id, 'SUCCESS', null], [id, 'SKIPPED', 'listed more than once in this request'], [id, 'SKIPPED', 'listed more than once in this request'],
+    ]);
+    assert.equal(await points(t, a), 80, 'the first send and one resend');
+    assert.equal((await messagesTo('01070000021')).length, 2);
+  });
+
+  test('an invoice paid between the resend\'s look-up and its transaction is skipped as no longer payable, and nothing is taken', async () => {
+    const a = await newAccount(t, { points: 100 });
+    const id = await createOne(t, a, member('01070000022'));
+    await waitSent(t, a, id);
+    const db = t.app.sunap.database.db;
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+    let paid = false;
+    // Right after the resend has read the invoice (still payable), its payment is approved.
+    const racing = db.withPlugin({
+      transformQuery: (q) => q.node,
+      transformResult: async (q) => {
+        if (!paid) {
+          paid = true;
+          await db.updateTable('invoices').set({ status: 'DONE' }).where('unique_id', '=', id).execute();
+        }
+        return q.result;
+      },
+    });
+    const { clock, log } = t.app.sunap;
+    const costs = t.app.sunap.config.costs;
+    const runner = new SendRunner(db, { gateway: t.app.sunap.gateway, messaging: new SandboxMessaging(db, clock), clock, costs, log, timeoutMs: 5000 });
+    const logged = captureLog();
+    const [r] = await resend(racing, { clock, costs, log: logged.log, runner }, account, [id]);
+    assert.deepEqual([r!.resendResult, r!.reason, r!.status], ['SKIPPED', 'no longer payable', 'DONE']);
+    assert.equal(await points(t, a), 90, 'only the first send');
+    assert.equal((await messagesTo('01070000022')).length, 1);
+    assert.deepEqual(logged.lines, [], 'nothing was run for it');
+  });
+
+  test('a resend whose inline run does not finish answers FAILED "will be retried", keeps its points and leaves its job a minute later', async () => {
+    const a = await newAccount(t, { points: 100 });
+    const id = await createOne(t, a, member('01070000023'));
+    await waitSent(t, a, id);
+    const db = t.app.sunap.database.db;
+    const account = await db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+    // A clock a day ahead, standing still: the app's worker, on the real clock, leaves the job alone.
+    const T = t.app.sunap.clock.nowMs() + 86_400_000;
+    const clock = { nowMs: () => T, now: () => new Date(T) };
+    const runner = { run: () => Promise.reject(new Error('provider timed out')) } as unknown as SendRunner;
+    const logged = captureLog();
+    const [r] = await resend(db, { clock, costs: t.app.sunap.config.costs, log: logged.log, runner }, account, [id]);
+    assert.deepEqual([r!.resendResult, r!.reason, r!.sendCount], ['FAILED', 'the send did not complete; it will be retried', 1]);
+    const send = await db.selectFrom('sends').select(['id', 'status']).where('account_id', '=', a.accountId).where('send_type', '=', 'RESEND').executeTakeFirstOrThrow();
+    assert.equal(send.status, 'WAITING');
+    assert.deepEqual(logged.msgs('inline resend did not finish').map((l) => [l.send, l.err]), [[send.id, 'provider timed out']]);
+    assert.equal(await points(t, a), 80, 'reserved until its job settles it');
+    const job = await db.selectFrom('jobs').select('run_at').where('unique_key', '=', `send:${send.id}`).executeTakeFirstOrThrow();
+    assert.equal(Number(job.run_at), T + RESEND_FALLBACK_MS);
+  });
+
+  test('a resend while a send of the invoice is still open (a crashed run\'s ACCEPTING send) is skipped, and nothing is taken', async () => {
+    const a = await newAccount(t, { points: 100 });
+    const id = await createOne(t, a, member('01070000024'));
+    const d0 = await waitSent(t, a, id);
+    const db = t.app.sunap.database.db;
+    await db.updateTable('sends').set({ status: 'ACCEPTING' }).where('account_id', '=', a.accountId).execute();
+    const r = await t.post('/app/v1/sales/bill/resend', { billIds: [id] }, a.h);
+    assert.deepEqual(r.body.result_data.map((x: any) => [x.resendResult, x.reason]), [['SKIPPED', 'a send of this invoice is already in progress']]);
+    assert.equal(await points(t, a), 90);
+    assert.equal((await t.get(`/app/v1/sales/bill/${d0.bill.id}`, a.h)).body.result_data.sendHistories.length, 1);
+  });
+
   test('a resend that fails returns its points and leaves the invoice sent', async () => {
     const a = await newAccount(t, { points: 100 });
     const id = await createOne(t, a, member('01070000010'));
@@ -207,9 +284,10 @@ forEachEngine('invoice sends and payments', (engine) => {
     const r = await t.post('/app/v1/sales/bill/resend', { billIds: [d0.bill.id] }, a.h);
     const [s] = r.body.result_data;
     assert.equal(s.resendResult, 'FAILED');
-    assert.ok(s.reason);
     assert.equal(s.sendCount, 1);
     const d = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data;
+    assert.equal(s.reason, d.sendHistories[1].errorMessage, 'the provider\'s refusal, as the send recorded it');
+    assert.ok(s.reason);
     assert.equal(d.bill.sendStatus, 'SENT');
     assert.deepEqual(d.sendHistories.map((h: any) => h.sendResult), ['SUCCESS', 'FAILED']);
     assert.equal(await points(t, a), 90);

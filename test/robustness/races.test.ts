@@ -185,6 +185,23 @@ forEachEngine('races', (engine) => {
     assert.ok(l.balance >= 0);
   }
 
+  test('two resends of the same invoices listed in opposite orders, at once: both answer, neither deadlocks, one send each that ran', async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const ids = [await createOne(t, a, { sendChannel: 'ALIMTALK' }), await createOne(t, a, { sendChannel: 'ALIMTALK' }), await createOne(t, a, { sendChannel: 'ALIMTALK' })];
+      for (const id of ids) await waitSent(t, a, id);
+      const answers = await Promise.all([ids, [...ids].reverse()].map((billIds) => t.post('/app/v1/sales/bill/resend', { billIds }, a.h)));
+      const ctx = `round ${i}: ${JSON.stringify(answers.map((x) => x.body))}`;
+      for (const x of answers) assert.equal(x.body.result_code, 0, ctx);
+      for (const id of ids) {
+        const results = answers.map((x) => rd(x).find((r: any) => r.uniqueId === id));
+        const sent = results.filter((r: any) => r.resendResult === 'SUCCESS').length;
+        assert.ok(sent >= 1, ctx);
+        assert.equal((await invoiceState(id)).sends.filter((x) => x.send_type === 'RESEND').length, sent, ctx);
+      }
+      await ledgerOk(ctx);
+    }
+  });
+
   test('parallel resends of one invoice: points taken once per actual send, the ledger sums to the balance', async () => {
     for (let i = 0; i < Math.max(3, Math.ceil(ROUNDS / 2)); i++) {
       const id = await createOne(t, a, { sendChannel: 'ALIMTALK' });
