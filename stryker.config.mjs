@@ -56,6 +56,8 @@ const FIRST = [
   'test/gateway/approval.test.ts',
   'test/gateway/recovery.test.ts',
   'test/gateway/api.test.ts',
+  'test/invoicing/points.test.ts',
+  'test/invoicing/delivery-job.test.ts',
   'test/invoicing/sends.test.ts',
   'test/invoicing/webhooks.test.ts',
   'test/gateway/flow.test.ts',
