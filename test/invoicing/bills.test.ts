@@ -158,8 +158,10 @@ forEachEngine('invoices', (engine) => {
     assert.equal(await createInvoices(db, deps, account, body), false);
     assert.equal(await createInvoices(db, deps, account, billBody() as CreateBillBody), true, 'without a requestId every request is new');
     assert.equal((await t.get('/app/v1/sales/bill', b.h)).body.result_data.totalCount, 2);
-    const rows = await db.selectFrom('invoices').select(['request_id', 'request_hash']).where('account_id', '=', b.accountId).orderBy('id').execute();
-    assert.deepEqual(rows.map((r) => [r.request_id, r.request_hash === null]), [[`made-${engine}-0001`, false], [null, true]], 'a hash is kept only with a requestId');
+    assert.equal(await createInvoices(db, deps, account, billBody({ etc: '3반' }) as CreateBillBody), true);
+    const rows = await db.selectFrom('invoices').select(['request_id', 'request_hash', 'etc']).where('account_id', '=', b.accountId).orderBy('id').execute();
+    assert.deepEqual(rows.map((r) => [r.request_id, r.request_hash === null, r.etc]), [[`made-${engine}-0001`, false, null], [null, true, null], [null, true, '3반']],
+      'a hash is kept only with a requestId; etc as given, or null');
   });
 
   test('a repeat that commits between the check and the insert (a concurrent request): same content answers as done, other content -22; nothing doubled', async () => {
