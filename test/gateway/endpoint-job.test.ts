@@ -5,6 +5,7 @@ import { ENDPOINT_JOB, EndpointService, FAILING_DISABLE_MS } from '../../src/gat
 import { AppError } from '../../src/platform/errors.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { afterEachRead } from '../helpers/db.js';
 import { withReceiver } from '../helpers/receiver.js';
 
 /**
@@ -120,15 +121,11 @@ forEachEngine('the endpoint delivery job', (engine) => {
       const ep = await t.app.sunap.invoicing.endpoints.create(storeCode, { url: `${rx.url}/beaten`, events: ['payment.approved'] });
       let left = beaten;
       // After each read of the endpoint, and before the rotation's write, "another rotation" replaces the secret.
-      const racing = db().withPlugin({
-        transformQuery: (a) => a.node,
-        transformResult: async (a) => {
-          if (a.result.rows.length === 1 && 'secret_sealed' in (a.result.rows[0] as object) && left > 0) {
-            left--;
-            await db().updateTable('webhook_endpoints').set({ secret_sealed: t.app.sunap.box.seal(`whsec_other${left}`) }).where('id', '=', ep.id).execute();
-          }
-          return a.result;
-        },
+      const racing = afterEachRead(db(), async (rows) => {
+        if (rows.length === 1 && 'secret_sealed' in (rows[0] as object) && left > 0) {
+          left--;
+          await db().updateTable('webhook_endpoints').set({ secret_sealed: t.app.sunap.box.seal(`whsec_other${left}`) }).where('id', '=', ep.id).execute();
+        }
       });
       const endpoints = new EndpointService(racing, { clock: t.app.sunap.clock, box: t.app.sunap.box, wake: () => undefined });
       const rotation = endpoints.rotate(storeCode, ep.id);

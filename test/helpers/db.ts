@@ -85,3 +85,18 @@ export async function withFailingInserts<T>(db: Kysely<Database>, engine: Engine
     if (engine === 'postgres') await sql`drop function ${name}()`.execute(db);
   }
 }
+
+/**
+ * The same database, except that after each query's answer and before the caller sees it,
+ * `meanwhile(rows)` runs on the plain handle: what another request commits between a read and
+ * the write that follows it. `meanwhile` decides which reads to act on.
+ */
+export function afterEachRead(db: Kysely<Database>, meanwhile: (rows: readonly unknown[]) => Promise<void>): Kysely<Database> {
+  return db.withPlugin({
+    transformQuery: (q) => q.node,
+    transformResult: async (q) => {
+      await meanwhile(q.result.rows);
+      return q.result;
+    },
+  });
+}

@@ -5,7 +5,8 @@ import type { CreateBillBody } from '../../src/invoicing/schemas.js';
 import { AppError } from '../../src/platform/errors.js';
 import { merchantUrlPolicy } from '../../src/platform/urls.js';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
-import { billBody, createOne, ledgerMatches, newAccount, points, waitSent, type Login } from './support.js';
+import { afterEachRead } from '../helpers/db.js';
+import { accountRow, billBody, createOne, ledgerMatches, newAccount, points, waitSent, type Login } from './support.js';
 
 const KST_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
@@ -151,7 +152,7 @@ forEachEngine('invoices', (engine) => {
   test('creation says whether it made anything (the worker is woken only then): a new request yes, its repeat no', async () => {
     const b = await newAccount(t, { points: 1000 });
     const db = t.app.sunap.database.db;
-    const account = await db.selectFrom('accounts').selectAll().where('id', '=', b.accountId).executeTakeFirstOrThrow();
+    const account = await accountRow(t, b);
     const deps = { clock: t.app.sunap.clock, box: t.app.sunap.box, costs: t.app.sunap.config.costs, webhookUrlPolicy: merchantUrlPolicy('sandbox') };
     const body = billBody({ requestId: `made-${engine}-0001` }) as CreateBillBody;
     assert.equal(await createInvoices(db, deps, account, body), true);
@@ -169,19 +170,15 @@ forEachEngine('invoices', (engine) => {
     const deps = { clock: t.app.sunap.clock, box: t.app.sunap.box, costs: t.app.sunap.config.costs, webhookUrlPolicy: merchantUrlPolicy('sandbox') };
     for (const same of [true, false]) {
       const b = await newAccount(t, { points: 1000 });
-      const account = await db.selectFrom('accounts').selectAll().where('id', '=', b.accountId).executeTakeFirstOrThrow();
+      const account = await accountRow(t, b);
       const body = billBody({ requestId: `raced-${engine}-${same}` }) as CreateBillBody;
       let raced = false;
       // Right after the request's first read (its check for an earlier request), the concurrent one commits.
-      const racing = db.withPlugin({
-        transformQuery: (a) => a.node,
-        transformResult: async (a) => {
-          if (!raced) {
-            raced = true;
-            assert.equal(await createInvoices(db, deps, account, same ? body : { ...body, amount: 129000 }), true);
-          }
-          return a.result;
-        },
+      const racing = afterEachRead(db, async () => {
+        if (!raced) {
+          raced = true;
+          assert.equal(await createInvoices(db, deps, account, same ? body : { ...body, amount: 129000 }), true);
+        }
       });
       const made = createInvoices(racing, deps, account, body);
       if (same) assert.equal(await made, false);

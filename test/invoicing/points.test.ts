@@ -10,7 +10,7 @@ import { AppError } from '../../src/platform/errors.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { captureLog } from '../helpers/log.js';
-import { newAccount } from './support.js';
+import { accountRow, newAccount } from './support.js';
 
 /**
  * Send points at their edges, on the database: a refund and a recharge credit land once however
@@ -64,7 +64,7 @@ forEachEngine('send points and recharges', (engine) => {
   });
   const account = async () => {
     const a = await newAccount(t);
-    return { a, row: await db().selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow() };
+    return { a, row: await accountRow(t, a) };
   };
 
   test('recharge modes: a recharge store named means card, in the sandbox too; without one the sandbox credits at once and live cannot recharge', async () => {
@@ -94,7 +94,7 @@ forEachEngine('send points and recharges', (engine) => {
     // The merchant's store, as its tel is often written: with dashes.
     const { storeCode } = await createStore(db(), t.app.sunap.clock.nowMs(), { platformCode: t.platformCode, name: '한빛 수학학원', tel: '02-1234-5678' });
     const a = await newAccount(t, { storeCode });
-    const row = await db().selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+    const row = await accountRow(t, a);
     const card = await service({ storeCode: t.storeCode, sandbox: true }).start(row, 12_000);
     assert.equal(card.kind, 'PAY');
     assert.deepEqual([card.recharge.points, card.recharge.amount, card.recharge.store_code, card.recharge.status], [12_000, 12_000, t.storeCode, 'PENDING']);

@@ -4,8 +4,9 @@ import { RESEND_FALLBACK_MS, resend } from '../../src/invoicing/resend.js';
 import { SendRunner } from '../../src/invoicing/sends.js';
 import { SandboxMessaging } from '../../src/ports/sandbox-messaging.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
+import { afterEachRead } from '../helpers/db.js';
 import { captureLog } from '../helpers/log.js';
-import { createOne, ledgerMatches, newAccount, points, waitSent } from './support.js';
+import { accountRow, createOne, ledgerMatches, newAccount, points, waitSent } from './support.js';
 
 const KST_SPACED = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
@@ -217,18 +218,14 @@ forEachEngine('invoice sends and payments', (engine) => {
     const id = await createOne(t, a, member('01070000022'));
     await waitSent(t, a, id);
     const db = t.app.sunap.database.db;
-    const account = await db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+    const account = await accountRow(t, a);
     let paid = false;
     // Right after the resend has read the invoice (still payable), its payment is approved.
-    const racing = db.withPlugin({
-      transformQuery: (q) => q.node,
-      transformResult: async (q) => {
-        if (!paid) {
-          paid = true;
-          await db.updateTable('invoices').set({ status: 'DONE' }).where('unique_id', '=', id).execute();
-        }
-        return q.result;
-      },
+    const racing = afterEachRead(db, async () => {
+      if (!paid) {
+        paid = true;
+        await db.updateTable('invoices').set({ status: 'DONE' }).where('unique_id', '=', id).execute();
+      }
     });
     const { clock, log } = t.app.sunap;
     const costs = t.app.sunap.config.costs;
@@ -246,7 +243,7 @@ forEachEngine('invoice sends and payments', (engine) => {
     const id = await createOne(t, a, member('01070000023'));
     await waitSent(t, a, id);
     const db = t.app.sunap.database.db;
-    const account = await db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+    const account = await accountRow(t, a);
     // A clock a day ahead, standing still: the app's worker, on the real clock, leaves the job alone.
     const T = t.app.sunap.clock.nowMs() + 86_400_000;
     const clock = { nowMs: () => T, now: () => new Date(T) };

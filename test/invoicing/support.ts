@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import type { TestApp } from '../helpers/app.js';
+import type { Account } from '../../src/invoicing/repository.js';
 
 /** Shared by the invoicing suites: an account with points and a token, and request helpers. */
 export interface Login {
@@ -66,4 +67,9 @@ export async function ledgerMatches(t: TestApp, accountId: string): Promise<{ ba
   const w = await db.selectFrom('wallets').select('balance').where('account_id', '=', accountId).executeTakeFirstOrThrow();
   const rows = await db.selectFrom('ledger').select('delta').where('account_id', '=', accountId).execute();
   return { balance: Number(w.balance), ledger: rows.reduce((s, r) => s + Number(r.delta), 0) };
+}
+
+/** The account's row, as the services take it. */
+export function accountRow(t: TestApp, a: Pick<Login, 'accountId'>): Promise<Account> {
+  return t.app.sunap.database.db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
 }
