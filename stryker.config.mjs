@@ -58,6 +58,7 @@ const FIRST = [
   'test/gateway/api.test.ts',
   'test/invoicing/points.test.ts',
   'test/invoicing/delivery-job.test.ts',
+  'test/invoicing/send-runner.test.ts',
   'test/invoicing/sends.test.ts',
   'test/invoicing/webhooks.test.ts',
   'test/gateway/flow.test.ts',

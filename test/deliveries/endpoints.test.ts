@@ -173,6 +173,22 @@ forEachEngine('webhook endpoints', (engine) => {
     assert.deepEqual(logged.map((d: { event: string }) => d.event).sort(), ['payment.approved', 'payment.canceled']);
   });
 
+  test('bill events: each invoice\'s bill.paid reaches the endpoint, under its own msg_ id', async () => {
+    const storeCode = await t.addStore();
+    const a = await newAccount(t, { storeCode, points: 1000 });
+    await register(a, ['bill.paid'], '/bills');
+    const first = await paidInvoice(t, a, `${rx.url}/own`, undefined, storeCode);
+    const second = await paidInvoice(t, a, `${rx.url}/own`, undefined, storeCode);
+    const got = await eventually(async () => {
+      const r = rx.received.filter((x) => x.url === '/bills');
+      return r.length >= 2 ? r : null;
+    }, 'two bill.paid events');
+    await settled(t);
+    assert.equal(rx.received.filter((x) => x.url === '/bills').length, 2, 'nothing twice');
+    assert.deepEqual(got.map((x) => `${x.json.event} ${x.json.billId}`).sort(), [`bill.paid ${first.billId}`, `bill.paid ${second.billId}`].sort());
+    assert.equal(new Set(got.map((x) => x.headers['webhook-id'])).size, 2);
+  });
+
   test('a success ends the failing streak: failingSince is set by a failure and cleared by the next delivery', async () => {
     const a = await newAccount(t, { storeCode: await t.addStore() });
     const ep = await register(a, ['bill.paid']);

@@ -4,9 +4,10 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { Insertable } from 'kysely';
 import type { InvoiceTable } from '../../src/db/schema.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
+import * as repo from '../../src/invoicing/repository.js';
 import { recordWebhookEvent, WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
 import { kstIso } from '../../src/platform/kst.js';
-import { newId, webhookSignature } from '../../src/platform/crypto.js';
+import { newId, webhookSignature, type SecretBox } from '../../src/platform/crypto.js';
 import { seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
@@ -92,6 +93,9 @@ for (const engine of engines) {
       assert.equal(verify(r, SECRET + 'x'), false, 'another secret must not verify');
       // The X-CariPay-* aliases carry exactly the same values.
       for (const h of ['event', 'delivery', 'signature']) assert.equal(r.headers[`x-caripay-${h}`], r.headers[`x-service-${h}`], `x-caripay-${h}`);
+      // Only the X-Service-* headers get an alias: no other header is renamed into one.
+      assert.deepEqual(Object.keys(r.headers).filter((h) => h.startsWith('x-')).sort(),
+        ['x-caripay-delivery', 'x-caripay-event', 'x-caripay-signature', 'x-service-delivery', 'x-service-event', 'x-service-signature']);
       // t is wall-clock seconds at send time.
       const t0 = Number(/^t=(\d+)/.exec(String(r.headers['x-service-signature']))![1]);
       assert.ok(Math.abs(t0 - Math.floor(r.at / 1000)) <= 2);
@@ -152,6 +156,8 @@ for (const engine of engines) {
       assert.equal(evs.length, 1);
       const jobs = await t.app.sunap.database.db.selectFrom('jobs').select('id').where('kind', '=', WEBHOOK_JOB.kind).where('unique_key', '=', `webhook:${evs[0]!.id}`).execute();
       assert.equal(jobs.length, 1);
+      const deliveries = await t.app.sunap.database.db.selectFrom('deliveries').select('ref_id').where('kind', '=', 'webhook').where('bill_id', '=', inv.unique_id).execute();
+      assert.deepEqual(deliveries, [{ ref_id: String(evs[0]!.id) }], 'one delivery, of that event');
 
       const canceled = { ...inv, status: 'CANCELED' as const, canceled_at: t.app.sunap.clock.nowMs() };
       await record(t, canceled, 'bill.canceled');
@@ -228,6 +234,63 @@ for (const engine of engines) {
       const a = await eventually(async () => (await attempts(t, ev!.id))[0], 'attempt recorded');
       assert.match(a.error ?? '', /^not sent: the webhook secret cannot be opened/);
       assert.equal(rx.received.length, 0);
+    });
+
+    /** The job's own run, as the worker calls it, for the cases the worker's timing does not reach. */
+    const runJob = (payload: { eventId: number; manual?: boolean }, attempt: number, final = false, box: SecretBox = t.app.sunap.box) =>
+      WEBHOOK_JOB.run(payload, { db: t.app.sunap.database.db, http: t.app.sunap.http, clock: t.app.sunap.clock, box }, { jobId: `test-${payload.eventId}-${attempt}`, attempt, final });
+
+    test('a secret that cannot be opened for a long reason: the recorded failure is cut at 300 characters', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/long`, webhook_secret_sealed: t.app.sunap.box.seal(SECRET) });
+      const eventId = await t.app.sunap.database.db.transaction().execute((trx) =>
+        repo.insertWebhookEvent(trx, { invoiceId: inv.id, accountId: inv.account_id, event: 'bill.paid', url: inv.webhook_url!, body: '{}', now: t.app.sunap.clock.nowMs() }));
+      const reason = 'z'.repeat(400);
+      const broken = { seal: (s: string) => s, open: () => { throw new Error(reason); } } as unknown as SecretBox;
+      await assert.rejects(runJob({ eventId: eventId! }, 1, false, broken), { message: reason });
+      const [a] = await attempts(t, eventId!);
+      assert.equal(a!.error, `not sent: the webhook secret cannot be opened (${reason})`.slice(0, 300));
+      assert.equal(rx.received.length, 0);
+    });
+
+    test('a run of an event already delivered sends nothing again unless it is a redelivery', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/again` });
+      await record(t, inv, 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      await eventually(async () => (await events(t, inv.id))[0]!.status === 'DELIVERED' || undefined, 'DELIVERED');
+      // A job that runs twice (a crash after its request): the second run sends nothing.
+      await runJob({ eventId: ev!.id }, 2);
+      assert.equal(rx.received.length, 1);
+      await runJob({ eventId: ev!.id, manual: true }, 1);
+      assert.equal(rx.received.length, 2);
+      // An event that no longer exists: nothing to send, and no error to retry.
+      await runJob({ eventId: ev!.id + 1_000_000 }, 1);
+      assert.equal(rx.received.length, 2);
+    });
+
+    test('an event written without its delivery (a job from before deliveries existed) gets it on its first run, numbered by the event', async () => {
+      const db = t.app.sunap.database.db;
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/old` });
+      const body = JSON.stringify({ event: 'bill.paid', billId: inv.unique_id });
+      const eventId = await db.transaction().execute((trx) => repo.insertWebhookEvent(trx, { invoiceId: inv.id, accountId: inv.account_id, event: 'bill.paid', url: inv.webhook_url!, body, now: t.app.sunap.clock.nowMs() }));
+      assert.ok(eventId);
+      await runJob({ eventId }, 1);
+      assert.equal(rx.received.length, 1);
+      assert.equal(rx.received[0]!.raw.toString('utf8'), body);
+      const d = await db.selectFrom('deliveries').selectAll().where('kind', '=', 'webhook').where('ref_id', '=', String(eventId)).executeTakeFirstOrThrow();
+      assert.deepEqual([d.number, d.bill_id, d.url, d.status], [String(eventId), inv.unique_id, `${rx.url}/old`, 'delivered']);
+    });
+
+    test('a redelivery\'s first attempt is recorded as manual, its retries as scheduled', async () => {
+      const inv = await makeInvoice(t, { webhook_url: `${rx.url}/manual` });
+      rx.defaultStatus = 500;
+      await record(t, inv, 'bill.paid');
+      const [ev] = await events(t, inv.id);
+      await eventually(async () => (await attempts(t, ev!.id))[0], 'first scheduled attempt');
+      rx.script.push(500, 200);
+      await assert.rejects(runJob({ eventId: ev!.id, manual: true }, 1));
+      await runJob({ eventId: ev!.id, manual: true }, 2);
+      const rows = await attempts(t, ev!.id);
+      assert.deepEqual(rows.filter((a) => a.job_id.startsWith('test-')).map((a) => [a.attempt_no, a.trigger, a.status_code]), [[1, 'manual', 500], [2, 'scheduled', 200]]);
     });
 
     test('a connection failure is recorded and retried', async () => {
