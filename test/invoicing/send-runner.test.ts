@@ -345,4 +345,22 @@ forEachEngine('the send runner, one attempt at a time', (engine) => {
       [['ALIMTALK', failed.sendId, false], ['SMS', `${failed.sendId}:SMS`, true]]);
     assert.equal(await points(t, failed.a), 100);
   });
+
+  test('two runs of one send at once (a job run twice): the provider answers both under one key, and only one settles: counted once, refunded once', async () => {
+    const db = t.app.sunap.database.db;
+    const { a, invoiceId, sendId } = await waiting('01071000022', { sendChannel: 'ALIMTALK_THEN_SMS' });
+    // The provider answers a repeated key with its first answer, a little later each time.
+    const provider = new ScriptedProvider(async () => {
+      await new Promise((res) => setTimeout(res, 50));
+      return { accepted: true, messageId: 'm-13' };
+    });
+    await Promise.all([settles(runner(provider).r.run(sendId)), settles(runner(provider).r.run(sendId))]);
+    assert.equal(provider.calls.length, 2, 'both runs reached the provider');
+    const inv = await invoiceRow(invoiceId);
+    assert.deepEqual([inv.send_status, Number(inv.send_count)], ['SENT', 1]);
+    assert.equal((await sendRow(sendId)).status, 'SUCCESS');
+    const refunds = await db.selectFrom('ledger').select('delta').where('account_id', '=', a.accountId).where('kind', '=', 'REFUND').execute();
+    assert.deepEqual(refunds.map((r) => Number(r.delta)), [20]);
+    assert.equal(await points(t, a), 90);
+  });
 });
