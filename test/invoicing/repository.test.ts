@@ -62,6 +62,53 @@ forEachEngine('invoicing repository', (engine) => {
     assert.equal(await repo.rotateToken(store.db, 'no-such-token', T + 2), false);
   });
 
+  test('sign-in throttle per email: each attempt\'s wait in turn, the last one repeating; no wait is 0, so an earlier-stamped attempt landing later is not locked out', async () => {
+    const key = `email:throttle-${seq++}@example.com`;
+    const forget = 900_000;
+    const lockouts = [0, 0, 1_000, 5_000, 60_000] as const;
+    const take = (now: number) => repo.takeEmailAttempt(store.db, key, now, forget, lockouts);
+    const next = async () => Number((await repo.getThrottle(store.db, key))!.next_allowed_at);
+    assert.equal(await take(T + 10), 1);
+    assert.equal(await next(), 0, 'no wait after attempt 1');
+    assert.equal(await take(T + 5), 2, 'stamped before the first, landing after it');
+    assert.equal(await next(), 0);
+    assert.equal(await take(T + 20), 3);
+    assert.equal(await next(), T + 20 + 1_000);
+    assert.equal(await take(T + 20 + 999), null, 'a millisecond before the wait ends');
+    assert.equal(await take(T + 20 + 1_000), 4, 'at its end');
+    assert.equal(await next(), T + 1_020 + 5_000);
+    let now = T + 1_020 + 5_000;
+    assert.equal(await take(now), 5);
+    assert.equal(await next(), now + 60_000, 'the last wait');
+    now += 60_000;
+    assert.equal(await take(now - 1), null);
+    assert.equal(await take(now), 6);
+    assert.equal(await next(), now + 60_000, 'the last wait repeats');
+    now += 60_000 + forget;
+    assert.equal(await take(now), 1, 'forgotten after a quiet spell: counting starts again');
+    assert.equal(await next(), 0);
+    await repo.clearThrottle(store.db, key);
+    assert.equal(await repo.getThrottle(store.db, key), undefined);
+  });
+
+  test('sign-in throttle per address: a fixed window counted from its first attempt, its end given back; a new window at that end', async () => {
+    const key = `addr:192.0.2.${seq++}`;
+    assert.deepEqual(await repo.takeWindowAttempt(store.db, key, T, 60_000), { attempts: 1, windowEndsAt: T + 60_000 });
+    assert.deepEqual(await repo.takeWindowAttempt(store.db, key, T + 59_999, 60_000), { attempts: 2, windowEndsAt: T + 60_000 });
+    assert.deepEqual(await repo.takeWindowAttempt(store.db, key, T + 60_000, 60_000), { attempts: 1, windowEndsAt: T + 120_000 });
+    const row = await repo.getThrottle(store.db, key);
+    assert.deepEqual({ attempts: Number(row!.attempts), window: Number(row!.window_started_at), last: Number(row!.last_attempt_at) }, { attempts: 1, window: T + 60_000, last: T + 60_000 });
+  });
+
+  test('throttle rows untouched since the cut-off are purged, the cut-off included; later ones stay', async () => {
+    const keys = [`purge-a-${seq++}`, `purge-b-${seq++}`, `purge-c-${seq++}`];
+    const base = T + 10_000_000;
+    for (const [i, key] of keys.entries()) await repo.takeWindowAttempt(store.db, key, base + i, 60_000);
+    await store.db.deleteFrom('sign_in_throttles').where('last_attempt_at', '<', base).execute();
+    assert.equal(await repo.purgeThrottles(store.db, base + 1), 2);
+    assert.deepEqual(await Promise.all(keys.map(async (k) => (await repo.getThrottle(store.db, k)) !== undefined)), [false, false, true]);
+  });
+
   test('the ledger: nothing to write writes nothing; a (kind, ref) already written is skipped; rows without a ref always land', async () => {
     assert.equal(await repo.addLedger(store.db, []), 0);
     const row = (kind: 'RESERVE' | 'REFUND', ref: string | null) => ({ account_id: B, delta: kind === 'RESERVE' ? -2 : 2, kind, ref, memo: null, created_at: T });
