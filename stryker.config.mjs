@@ -57,6 +57,7 @@ const FIRST = [
   'test/gateway/recovery.test.ts',
   'test/gateway/api.test.ts',
   'test/invoicing/repository.test.ts',
+  'test/invoicing/accounts.test.ts',
   'test/invoicing/points.test.ts',
   'test/invoicing/delivery-job.test.ts',
   'test/invoicing/send-runner.test.ts',

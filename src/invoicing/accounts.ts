@@ -53,6 +53,21 @@ export const THROTTLE_PURGE_JOB: JobDefinition<{ hour: number }, AuthService> = 
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
+/**
+ * The one rule for an account's email and password, wherever an account is made or its
+ * password changed (the operator's `sunap account create`, a console invite, a password
+ * change): the problem as `field: reason`, or null.
+ */
+export function emailProblem(email: string, field = 'email'): string | null {
+  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) && email.length <= 254 ? null : `${field}: must be an email address`;
+}
+
+export function passwordProblem(password: string, field = 'password'): string | null {
+  if (password.length < 8) return `${field}: must be at least 8 characters`;
+  if (password.length > 200) return `${field}: must be at most 200 characters`;
+  return null;
+}
+
 /** The account whose invoices, wallet and templates `a` works on (src/invoicing/team.ts). */
 export function tenantOf(a: Pick<Account, 'id' | 'tenant_id'>): string {
   return a.tenant_id ?? a.id;
@@ -62,9 +77,8 @@ export function tenantOf(a: Pick<Account, 'id' | 'tenant_id'>): string {
 
 export async function createAccount(db: Kysely<Database>, now: number, input: { email: string; password: string; storeCode: string; invoicingEnabled?: boolean }) {
   const email = normalizeEmail(input.email);
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) throw new OperatorError('--email: must be an email address');
-  if (input.password.length < 8) throw new OperatorError('--password: must be at least 8 characters');
-  if (input.password.length > 200) throw new OperatorError('--password: must be at most 200 characters');
+  const problem = emailProblem(email, '--email') ?? passwordProblem(input.password, '--password');
+  if (problem) throw new OperatorError(problem);
   const store = await storeByCode(db, input.storeCode);
   if (!store) throw new OperatorError(`--store-code: no store ${input.storeCode}`);
   const accountId = newId();

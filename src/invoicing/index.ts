@@ -24,13 +24,13 @@ import { SEND_JOB, SendRunner } from './sends.js';
 import { InvoiceService } from './service.js';
 import { WEBHOOK_JOB } from './webhooks.js';
 
-export { AuthService, THROTTLE_PURGE_JOB, createAccount, grantPoints, normalizeEmail, setInvoicingEnabled, tenantOf } from './accounts.js';
+export { AuthService, THROTTLE_PURGE_JOB, createAccount, emailProblem, grantPoints, normalizeEmail, passwordProblem, setInvoicingEnabled, tenantOf } from './accounts.js';
 export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
 export type { Recharge } from './console-repository.js';
 export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } from './recharge.js';
 export type { Account } from './repository.js';
 export { BillItem, CreateBillBody, TemplateBody } from './schemas.js';
-export { emailProblem, hasRole, isRole, passwordProblem, ROLE_RANK, TeamService } from './team.js';
+export { hasRole, isRole, ROLE_RANK, TeamService } from './team.js';
 export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.js';
 export { invoiceLines, itemView } from './items.js';
 export * from './invoice-state.js';

@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hashPassword, newId, verifyPassword } from '../platform/crypto.js';
 import { AppError, isUniqueViolation } from '../platform/errors.js';
-import { normalizeEmail, tenantOf } from './accounts.js';
+import { emailProblem, normalizeEmail, passwordProblem, tenantOf } from './accounts.js';
 import * as team from './console-repository.js';
 import { ACCOUNT_ROLES, type AccountRole } from './invoice-state.js';
 import * as repo from './repository.js';
@@ -26,16 +26,6 @@ export function isRole(v: unknown): v is AccountRole {
 }
 
 const validation = (msg: string) => new AppError('VALIDATION', msg);
-
-export function passwordProblem(password: string, field = 'password'): string | null {
-  if (password.length < 8) return `${field}: must be at least 8 characters`;
-  if (password.length > 200) return `${field}: must be at most 200 characters`;
-  return null;
-}
-
-export function emailProblem(email: string, field = 'email'): string | null {
-  return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) && email.length <= 254 ? null : `${field}: must be an email address`;
-}
 
 export class TeamService {
   constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
