@@ -241,6 +241,18 @@ forEachEngine('operator account actions', (engine) => {
     await auth.refresh(third.refreshToken);
   });
 
+  test('refresh: a used refresh token presented after its own expiry still revokes the login it leaked from', async () => {
+    clockMs = NOW;
+    const auth = new AuthService(h.db, clock);
+    const a = await account();
+    const first = await auth.login(a.email, 'right-password');
+    clockMs = NOW + 1_000;
+    const second = await auth.refresh(first.refreshToken);
+    clockMs = NOW + REFRESH_TTL_SECONDS * 1000;
+    await assert.rejects(auth.refresh(first.refreshToken), app('BAD_CREDENTIALS', 'refreshToken: unknown, expired or already used'));
+    await assert.rejects(auth.refresh(second.refreshToken), app('BAD_CREDENTIALS', 'refreshToken: unknown, expired or already used'), 'the login is revoked');
+  });
+
   test('refresh: another use of the same token committed between the read and the rotation is a reuse, and revokes the login', async () => {
     clockMs = NOW;
     const plain = new AuthService(h.db, clock);
