@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import type { Insertable } from 'kysely';
+import type { InvoiceTable } from '../../src/db/schema.js';
+import { InvoicingConsole } from '../../src/invoicing/console.js';
+import * as q from '../../src/invoicing/console-repository.js';
+import * as repo from '../../src/invoicing/repository.js';
+import { forEachEngine } from '../helpers/app.js';
+import { withDatabase } from '../helpers/db.js';
+
+/**
+ * What the console reads and writes of the invoicing side, on the database itself: templates,
+ * the team, the ledger's pages, the invoice search (each searched column, the merge of its
+ * queries, the keyset cursor and the page size), an invoice's webhook deliveries and the
+ * failing-webhook counts. The console suites reach the same code through pages; here each rule
+ * is one call, on both sides.
+ */
+forEachEngine('invoicing console repository', (engine) => {
+  const h = withDatabase(engine);
+  const T = Date.UTC(2026, 10, 23, 3);
+  let seq = 0;
+  const account = async () => {
+    const id = `acct-${seq++}`;
+    await h.db.transaction().execute((trx) => repo.insertAccount(trx, { id, email: `${id}@example.com`, password_hash: 'x', store_code: 'SCONS', invoicing_enabled: 1, created_at: T, role: 'owner', tenant_id: id }, T));
+    return id;
+  };
+  const invoice = (accountId: string, over: Partial<Insertable<InvoiceTable>> = {}): Insertable<InvoiceTable> => ({
+    unique_id: `cu-${seq}`, account_id: accountId, store_code: 'SCONS', trans_seqno: `INVCONS${seq++}`, payment_id: null,
+    status: 'PENDING', send_status: 'SENT', deleted_at: null, request_id: null, request_hash: null, template_type: 'SAME',
+    receiver_name: '홍길동', receiver_phone: '01012345678', guardian_phone: null, amount: 1000, reason: '11월 수강료', description: null,
+    items_json: null, send_channel: 'ALIMTALK', webhook_url: null, webhook_secret_sealed: null, bill_template_id: null,
+    related_subject: null, etc: null, student_birth_date: null, classroom_id: null, send_count: 1, first_sent_at: T,
+    last_sent_at: T, done_at: null, canceled_at: null, created_at: T, updated_at: T, ...over,
+  });
+  const insert = async (accountId: string, rows: Insertable<InvoiceTable>[]) =>
+    [...(await h.db.transaction().execute((trx) => repo.insertInvoices(trx, accountId, rows))).values()];
+
+  before(async () => {
+    await h.db.insertInto('platforms').values({ code: 'PCONS', name: 'p', created_at: T }).execute();
+    await h.db.insertInto('stores').values({ code: 'SCONS', platform_code: 'PCONS', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: T }).execute();
+  });
+
+  test('templates: counted per account; an update or delete of another account\'s or an unknown template changes nothing and says so', async () => {
+    const a = await account();
+    const b = await account();
+    assert.equal(await q.countTemplates(h.db, a), 0);
+    const tpl = (id: string, accountId: string) => ({ id, account_id: accountId, name: id, reason: '수강료', description: null, amount: 1000, items_json: null, send_channel: null, created_at: T, updated_at: T });
+    await q.insertTemplate(h.db, tpl(`t-${a}-1`, a));
+    await q.insertTemplate(h.db, tpl(`t-${a}-2`, a));
+    await q.insertTemplate(h.db, tpl(`t-${b}-1`, b));
+    assert.equal(await q.countTemplates(h.db, a), 2);
+    assert.equal(await q.countTemplates(h.db, b), 1);
+    assert.equal(await q.updateTemplate(h.db, a, `t-${a}-1`, { name: 'renamed' }), true);
+    assert.equal(await q.updateTemplate(h.db, b, `t-${a}-1`, { name: 'stolen' }), false);
+    assert.equal(await q.updateTemplate(h.db, a, 'no-such', { name: 'x' }), false);
+    assert.equal((await q.findTemplate(h.db, a, `t-${a}-1`))?.name, 'renamed');
+    assert.equal(await q.deleteTemplate(h.db, b, `t-${a}-2`), false);
+    assert.equal(await q.deleteTemplate(h.db, a, `t-${a}-2`), true);
+    assert.equal(await q.deleteTemplate(h.db, a, `t-${a}-2`), false);
+    assert.equal(await q.countTemplates(h.db, a), 1);
+  });
+
+  test('the team: a role set only within the team; owners counted by role; a member removed with its tokens, never the tenant itself', async () => {
+    const tenant = await account();
+    const other = await account();
+    const member = `m-${seq++}`;
+    await q.insertMember(h.db, { id: member, email: `${member}@example.com`, password_hash: 'x', store_code: 'SCONS', invoicing_enabled: 1, created_at: T + 1, role: 'viewer', tenant_id: tenant });
+    await repo.insertTokens(h.db, [{ id: `tok-${member}`, account_id: member, family_id: 'f', kind: 'ACCESS', token_hash: `h-${member}`, expires_at: T + 1000, rotated_at: null, revoked_at: null, created_at: T }]);
+    assert.equal(await q.countOwners(h.db, tenant), 1);
+    assert.equal(await q.setRole(h.db, other, member, 'owner'), false, 'another team');
+    assert.equal(await q.setRole(h.db, tenant, 'no-such', 'owner'), false);
+    assert.equal(await q.setRole(h.db, tenant, member, 'owner'), true);
+    assert.equal(await q.countOwners(h.db, tenant), 2);
+    assert.equal(await q.setRole(h.db, tenant, member, 'manager'), true);
+    assert.equal(await q.countOwners(h.db, tenant), 1);
+    assert.deepEqual((await q.teamAccounts(h.db, tenant)).map((r) => r.id), [tenant, member]);
+
+    assert.equal(await q.deleteMember(h.db, tenant, tenant), false, 'the tenant holds the data');
+    assert.ok(await repo.findAccountById(h.db, tenant));
+    assert.equal(await q.deleteMember(h.db, other, member), false, 'another team');
+    assert.ok(await repo.findAccountById(h.db, member));
+    assert.equal(await q.deleteMember(h.db, tenant, member), true);
+    assert.equal(await repo.findAccountById(h.db, member), undefined);
+    assert.equal(await h.db.selectFrom('auth_tokens').select('id').where('account_id', '=', member).executeTakeFirst(), undefined);
+    assert.equal(await q.deleteMember(h.db, tenant, member), false, 'gone already');
+  });
+
+  test('the ledger in pages, newest first: each page after the last id of the one before', async () => {
+    const a = await account();
+    await repo.addLedger(h.db, Array.from({ length: 5 }, (_, i) => ({ account_id: a, delta: i + 1, kind: 'GRANT' as const, ref: null, memo: `g${i}`, created_at: T })));
+    const c = new InvoicingConsole(h.db);
+    const first = await c.ledger(a, undefined, 2);
+    assert.deepEqual(first.rows.map((r) => r.memo), ['g4', 'g3']);
+    const second = await c.ledger(a, first.next!, 2);
+    assert.deepEqual(second.rows.map((r) => r.memo), ['g2', 'g1']);
+    const last = await c.ledger(a, second.next!, 2);
+    assert.deepEqual([last.rows.map((r) => r.memo), last.next], [['g0'], null]);
+    assert.deepEqual(await c.points(a), { balance: 0, ledgerSum: 15 });
+  });
+
+  test('the invoice search: each filter, each searched column matched whole, phones with dashes or spaces, one row per invoice, newest first', async () => {
+    const a = await account();
+    const b = await account();
+    const ids = await insert(a, [
+      invoice(a, { receiver_name: '김민수', reason: '김민수', receiver_phone: '01011112222', created_at: T }),
+      invoice(a, { receiver_name: '이영희', guardian_phone: '01011112222', send_status: 'FAILED', created_at: T + 1_000 }),
+      invoice(a, { receiver_name: '박철수', request_id: 'order-0001', created_at: T + 2_000 }),
+      invoice(a, { receiver_name: '최지우', status: 'DONE', created_at: T + 2_000 }),
+      invoice(a, { receiver_name: '김민수', deleted_at: T, created_at: T + 3_000 }),
+    ]);
+    await insert(b, [invoice(b, { receiver_name: '김민수', receiver_phone: '01011112222', created_at: T + 5_000 })]);
+    const find = async (f: q.InvoiceFilter, limit = 10) => (await q.searchInvoices(h.db, a, f, { limit })).map((r) => Number(r.id));
+    const [kim, lee, park, choi] = ids as [number, number, number, number];
+    assert.deepEqual(await find({}), [choi, park, lee, kim], 'newest first, the id breaking a tie; deleted and other accounts\' invoices left out');
+    assert.deepEqual(await find({ status: 'DONE' }), [choi]);
+    assert.deepEqual(await find({ sendStatus: 'FAILED' }), [lee]);
+    assert.deepEqual(await find({ from: T + 1_000 }), [choi, park, lee]);
+    assert.deepEqual(await find({ to: T + 1_000 }), [kim]);
+    assert.deepEqual(await find({ q: '김민수' }), [kim], 'matched by name and by reason: listed once');
+    assert.deepEqual(await find({ q: '010-1111-2222' }), [lee, kim], 'the phone and the guardian phone, merged newest first');
+    assert.deepEqual(await find({ q: '010 1111 2222' }, 1), [lee], 'the page size holds after the merge');
+    assert.deepEqual(await find({ q: 'order-0001' }), [park]);
+    assert.deepEqual(await find({ q: '김민' }), [], 'whole values only');
+    assert.deepEqual(await find({ q: '김민수', status: 'DONE' }), [], 'a term within the filter');
+    const [x, y] = await insert(a, [invoice(a, { receiver_name: '정하나', receiver_phone: '01099998888', created_at: T + 500 }), invoice(a, { receiver_name: '정두리', guardian_phone: '01099998888', created_at: T + 500 })]);
+    assert.deepEqual(await find({ q: '01099998888' }), [y, x], 'found by two columns at the same time: the higher id first');
+    const cursor = { at: T + 2_000, id: choi };
+    assert.deepEqual((await q.searchInvoices(h.db, a, {}, { after: cursor, limit: 10 })).map((r) => Number(r.id)), [park, lee, y, x, kim], 'after the cursor: same time and a lower id, or earlier');
+  });
+
+  test('the console\'s pages of the search: exactly one page, one row more, and the cursor that continues', async () => {
+    const a = await account();
+    const ids = await insert(a, Array.from({ length: 5 }, (_, i) => invoice(a, { created_at: T + i })));
+    const c = new InvoicingConsole(h.db);
+    const p1 = await c.search(a, {}, undefined, 2);
+    assert.deepEqual(p1.rows.map((r) => Number(r.id)), [ids[4], ids[3]]);
+    assert.deepEqual(p1.next, { at: T + 3, id: ids[3] });
+    const p2 = await c.search(a, {}, p1.next!, 2);
+    assert.deepEqual(p2.rows.map((r) => Number(r.id)), [ids[2], ids[1]]);
+    const p3 = await c.search(a, {}, p2.next!, 2);
+    assert.deepEqual([p3.rows.map((r) => Number(r.id)), p3.next], [[ids[0]], null]);
+    const whole = await c.search(a, {}, undefined, 5);
+    assert.deepEqual([whole.rows.length, whole.next], [5, null], 'exactly a page: no next page');
+
+    const all: number[] = [];
+    for await (const r of q.allInvoices(h.db, a, {}, 2)) all.push(Number(r.id));
+    assert.deepEqual(all, [...ids].reverse(), 'the export walks every page');
+    const three: number[] = [];
+    for await (const r of q.allInvoices(h.db, a, { from: T + 2 }, 3)) three.push(Number(r.id));
+    assert.deepEqual(three, [ids[4], ids[3], ids[2]]);
+  });
+
+  test('an invoice\'s webhook deliveries: each event with its own attempts only; failing events counted as retrying or given up', async () => {
+    const a = await account();
+    const [inv, bare] = await insert(a, [invoice(a, { status: 'CANCELED', canceled_at: T }), invoice(a)]);
+    assert.deepEqual(await q.webhookDeliveries(h.db, a, bare!), []);
+    const ev = async (event: 'bill.paid' | 'bill.canceled', invoiceId: number) => (await h.db.transaction().execute((trx) =>
+      repo.insertWebhookEvent(trx, { invoiceId, accountId: a, event, url: 'https://example.com/hook', body: '{}', now: T })))!;
+    const paid = await ev('bill.paid', inv!);
+    const canceled = await ev('bill.canceled', inv!);
+    const attempt = (target: 'WEBHOOK' | 'CALLBACK', ref: number, no: number) => ({ job_id: `job-${seq++}`, target, ref_id: String(ref), attempt_no: no, url: 'https://example.com/hook', status_code: 500, error: null, duration_ms: 10, created_at: T, delivery_id: null });
+    await h.db.insertInto('outbound_attempts').values([attempt('WEBHOOK', paid, 1), attempt('WEBHOOK', canceled, 1), attempt('WEBHOOK', paid, 2), attempt('CALLBACK', paid, 9)]).execute();
+    const got = await q.webhookDeliveries(h.db, a, inv!);
+    assert.deepEqual(got.map((e) => [e.event, e.attempts.map((x) => x.attempt_no)]), [['bill.paid', [1, 2]], ['bill.canceled', [1]]]);
+    assert.deepEqual(await q.webhookDeliveries(h.db, 'another-account', inv!), []);
+
+    assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 0, abandoned: 0 }, 'pending before a first attempt is not failing');
+    await repo.settleWebhookEvent(h.db, paid, 'PENDING', 1, T + 1);
+    assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 1, abandoned: 0 });
+    await repo.settleWebhookEvent(h.db, canceled, 'ABANDONED', 8, T + 1);
+    assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 1, abandoned: 1 });
+    await repo.settleWebhookEvent(h.db, paid, 'DELIVERED', 2, T + 2);
+    assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 0, abandoned: 1 });
+  });
+});
