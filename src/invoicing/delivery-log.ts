@@ -70,9 +70,13 @@ export function attemptView(a: DeliveryAttempt): AttemptView {
 }
 
 /** `since`: an ISO 8601 date-time; without an offset it is read as KST (the time zone of every time the API shows). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?([zZ]|[+-]\d{2}:\d{2})?$/;
+
 export function parseSince(s: string, field = 'since'): number {
-  const withZone = /([zZ]|[+-]\d{2}:\d{2})$/.test(s) ? s : `${s}+09:00`;
-  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?/.test(s) ? Date.parse(withZone) : NaN;
+  // The whole value is checked here, not left to Date.parse, which also takes looser forms
+  // ("Nov 22 2026", more than three digits of a second).
+  const m = ISO_DATE_TIME.exec(s);
+  const ms = m ? Date.parse(m[1] ? s : `${s}+09:00`) : NaN;
   if (Number.isNaN(ms)) throw new AppError('VALIDATION', `${field}: must be an ISO 8601 date-time such as 2026-11-22T09:00:00+09:00`);
   return ms;
 }

@@ -6,6 +6,8 @@ import { INVOICE_TRANSITIONS, INVOICE_STATUSES, OPEN_SEND_STATUSES, SEND_STATUSE
 import { fillTemplate, gatewayItems, INVOICE_TEMPLATE, invoiceMessage, invoiceVariables, itemView, MESSAGE_ITEMS, netItems, NO_DETAILS } from '../../src/invoicing/items.js';
 import { reserveCost, settledCost } from '../../src/invoicing/points.js';
 import { maskPhone } from '../../src/invoicing/public.js';
+import { parseSince } from '../../src/invoicing/delivery-log.js';
+import { AppError } from '../../src/platform/errors.js';
 import type { Invoice } from '../../src/invoicing/repository.js';
 import { resendRefusal } from '../../src/invoicing/resend.js';
 import type { CreateBillBody } from '../../src/invoicing/schemas.js';
@@ -197,5 +199,29 @@ describe('public lookup', () => {
       seen.add(n);
     }
     assert.equal(seen.size, 200);
+  });
+});
+
+describe('the delivery log\'s since', () => {
+  const at = Date.UTC(2026, 10, 22, 0, 0, 0);
+  test('an ISO 8601 date-time with an offset or Z is read as written; without one, as KST; minutes, seconds and milliseconds', () => {
+    assert.equal(parseSince('2026-11-22T09:00:00+09:00'), at);
+    assert.equal(parseSince('2026-11-21T19:00:00-05:00'), at);
+    assert.equal(parseSince('2026-11-22T00:00:00Z'), at);
+    assert.equal(parseSince('2026-11-22T00:00:00z'), at);
+    assert.equal(parseSince('2026-11-22T09:00:00'), at, 'no offset: KST');
+    assert.equal(parseSince('2026-11-22T09:00'), at);
+    assert.equal(parseSince('2026-11-22T09:00:00.123'), at + 123);
+    assert.equal(parseSince('2026-11-22T09:00:00.1+09:00'), at + 100);
+  });
+
+  test('anything else is refused, naming the field and giving an example', () => {
+    const refused = (field: string) => (e: unknown) => e instanceof AppError && e.kind === 'VALIDATION'
+      && e.message === `${field}: must be an ISO 8601 date-time such as 2026-11-22T09:00:00+09:00`;
+    for (const bad of ['yesterday', '2026-11-22', '2026-11-22 09:00:00', 'Nov 22 2026 09:00', '2026-11-22T09:00:00+0900', '2026-11-22T09:00:00+9:00', '2026-13-22T09:00:00', '',
+      'x2026-11-22T09:00:00Z', '2026-11-22T09:00:00Zx', '2026-11-22T09:00:00+09:00x', '2026-11-22T9:00', '2026-11-22T09:0', '2026-11-22T09:00:5', '2026-11-22T09:00:00.', '2026-11-22T09:00:00.1234', '2026-11-22T09:00:00+09:00+09:00']) {
+      assert.throws(() => parseSince(bad), refused('since'), JSON.stringify(bad));
+    }
+    assert.throws(() => parseSince('soon', 'from'), refused('from'));
   });
 });
