@@ -152,7 +152,11 @@ forEachEngine('deliveries', (engine) => {
     const future = kstIso(t.app.sunap.clock.nowMs() + 60_000);
     assert.equal((await t.get(`/app/v1/deliveries?since=${future}`, c.h)).body.result_data.deliveries.length, 0);
 
-    for (const [q, field] of [['kind=email', 'kind'], ['status=lost', 'status'], ['since=yesterday', 'since'], ['cursor=abc', 'cursor'], ['size=101', 'size']]) {
+    const cursor = (text: string) => `cursor=${Buffer.from(text).toString('base64url')}`;
+    const id0 = `dlv_${'0'.repeat(32)}`;
+    assert.equal((await t.get(`/app/v1/deliveries?${cursor(`1:${id0}`)}`, a.h)).status, 200, 'a cursor of the right form');
+    for (const [q, field] of [['kind=email', 'kind'], ['status=lost', 'status'], ['since=yesterday', 'since'], ['cursor=abc', 'cursor'],
+      [cursor(`x1:${id0}`), 'cursor'], [cursor(`1:${id0}0`), 'cursor'], [cursor(`1:${id0}\n`), 'cursor'], ['size=101', 'size']]) {
       const r = await t.get(`/app/v1/deliveries?${q}`, a.h);
       assert.equal(r.status, 400, q);
       assert.equal(r.body.result_code, -20);
