@@ -149,6 +149,8 @@ forEachEngine('deliveries', (engine) => {
     const p2 = (await t.get(`/app/v1/deliveries?size=2&cursor=${p1.nextCursor}`, c.h)).body.result_data;
     assert.deepEqual(p2.deliveries.map((d: any) => d.transSeqNo), [seqs[0]]);
     assert.equal(p2.nextCursor, null);
+    const exact = (await t.get('/app/v1/deliveries?size=3', c.h)).body.result_data;
+    assert.deepEqual([exact.deliveries.length, exact.nextCursor], [3, null], 'exactly a page: no next page');
     const future = kstIso(t.app.sunap.clock.nowMs() + 60_000);
     assert.equal((await t.get(`/app/v1/deliveries?since=${future}`, c.h)).body.result_data.deliveries.length, 0);
 
