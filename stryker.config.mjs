@@ -59,6 +59,7 @@ const FIRST = [
   'test/invoicing/repository.test.ts',
   'test/invoicing/accounts.test.ts',
   'test/invoicing/console-repository.test.ts',
+  'test/invoicing/team.test.ts',
   'test/invoicing/points.test.ts',
   'test/invoicing/delivery-job.test.ts',
   'test/invoicing/send-runner.test.ts',

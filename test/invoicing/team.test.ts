@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import { createAccount } from '../../src/invoicing/accounts.js';
+import * as repo from '../../src/invoicing/repository.js';
+import { hasRole, isRole, TeamService } from '../../src/invoicing/team.js';
+import { verifyPassword } from '../../src/platform/crypto.js';
+import { AppError } from '../../src/platform/errors.js';
+import { forEachEngine } from '../helpers/app.js';
+import { withDatabase } from '../helpers/db.js';
+
+/**
+ * A store's team (docs/console.md, "Team") on the database itself: roles and their ranks, a
+ * member joining, a role changed, a member removed, a password changed; each refusal on both
+ * sides. The console's team pages reach the same service through forms.
+ */
+const NOW = Date.UTC(2026, 10, 23, 4);
+/** The team's clock runs a second after the owners were made, as it would. */
+const LATER = NOW + 1_000;
+const clock = { nowMs: () => LATER, now: () => new Date(LATER) };
+const app = (kind: AppError['kind'], message: string) => (e: unknown) => e instanceof AppError && e.kind === kind && e.message === message;
+
+test('roles rank viewer < manager < owner; only those three are roles', () => {
+  const grid = (['viewer', 'manager', 'owner'] as const).map((has) => (['viewer', 'manager', 'owner'] as const).map((needed) => hasRole({ role: has }, needed)));
+  assert.deepEqual(grid, [[true, false, false], [true, true, false], [true, true, true]]);
+  for (const r of ['viewer', 'manager', 'owner']) assert.equal(isRole(r), true);
+  for (const r of ['admin', 'Owner', '', 2, null, undefined]) assert.equal(isRole(r), false, String(r));
+});
+
+forEachEngine('team', (engine) => {
+  const h = withDatabase(engine);
+  let n = 0;
+  before(async () => {
+    await h.db.insertInto('platforms').values({ code: 'PTEAM', name: 'p', created_at: NOW }).execute();
+    await h.db.insertInto('stores').values({ code: 'STEAM', platform_code: 'PTEAM', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: NOW }).execute();
+  });
+  async function owner() {
+    const a = await createAccount(h.db, NOW, { email: `owner-${n++}@example.com`, password: 'owner-password', storeCode: 'STEAM' });
+    return (await repo.findAccountById(h.db, a.accountId))!;
+  }
+
+  test('a member joins the tenant\'s team with its role; its email is checked, normalised and unique in any case', async () => {
+    const team = new TeamService(h.db, clock);
+    const tenant = await owner();
+    await assert.rejects(team.addMember(tenant, { email: 'not-an-email', password: 'member-password', role: 'viewer' }), app('VALIDATION', 'email: must be an email address'));
+    await assert.rejects(team.addMember(tenant, { email: 'short@example.com', password: '1234567', role: 'viewer' }), app('VALIDATION', 'password: must be at least 8 characters'));
+    const m = await team.addMember(tenant, { email: ' Member-A@Example.com ', password: 'member-password', role: 'manager' });
+    assert.deepEqual(
+      { email: m.email, store: m.store_code, tenant: m.tenant_id, role: m.role, enabled: m.invoicing_enabled, created: m.created_at },
+      { email: 'member-a@example.com', store: 'STEAM', tenant: tenant.id, role: 'manager', enabled: 1, created: LATER },
+    );
+    assert.deepEqual(await repo.findAccountById(h.db, m.id), m);
+    assert.equal(await verifyPassword('member-password', m.password_hash), true);
+    await assert.rejects(team.addMember(tenant, { email: 'MEMBER-A@example.com', password: 'member-password', role: 'viewer' }), app('VALIDATION', 'email: an account with member-a@example.com already exists'));
+    assert.equal(await team.emailTaken(' member-a@EXAMPLE.com'), true);
+    assert.equal(await team.emailTaken('member-b@example.com'), false);
+    assert.deepEqual((await team.members(tenant.id)).map((a) => a.id), [tenant.id, m.id]);
+    assert.equal((await team.tenantOf(m))?.id, tenant.id);
+    assert.equal(await team.tenantOf(tenant), tenant, 'the first owner is its own team');
+    assert.equal((await team.account(m.id))?.email, 'member-a@example.com');
+  });
+
+  test('a role changes within the team only; the last owner cannot stop being one, a second owner can', async () => {
+    const team = new TeamService(h.db, clock);
+    const tenant = await owner();
+    const other = await owner();
+    const m = await team.addMember(tenant, { email: `m-${n++}@example.com`, password: 'member-password', role: 'viewer' });
+    const LAST = 'role: the team needs at least one owner; make someone else an owner first';
+    await assert.rejects(team.setRole(other.id, m.id, 'owner'), app('NOT_FOUND', 'member: no such member of this team'));
+    await assert.rejects(team.setRole(tenant.id, tenant.id, 'manager'), app('STATE', LAST));
+    assert.equal((await team.setRole(tenant.id, tenant.id, 'owner')).role, 'owner', 'an owner staying owner');
+    assert.equal((await team.setRole(tenant.id, m.id, 'manager')).role, 'manager', 'a member who is not an owner, with one owner in the team');
+    assert.deepEqual((await team.setRole(tenant.id, m.id, 'owner')).role, 'owner');
+    assert.equal((await repo.findAccountById(h.db, m.id))?.role, 'owner');
+    assert.equal((await team.setRole(tenant.id, tenant.id, 'viewer')).role, 'viewer', 'with another owner');
+    await assert.rejects(team.setRole(tenant.id, m.id, 'manager'), app('STATE', LAST));
+    assert.equal((await repo.findAccountById(h.db, m.id))?.role, 'owner');
+  });
+
+  test('a member is removed; the team\'s first account and another team\'s member are not', async () => {
+    const team = new TeamService(h.db, clock);
+    const tenant = await owner();
+    const other = await owner();
+    const m = await team.addMember(tenant, { email: `m-${n++}@example.com`, password: 'member-password', role: 'viewer' });
+    await assert.rejects(team.remove(other.id, m.id), app('NOT_FOUND', 'member: no such member of this team'));
+    await assert.rejects(team.remove(tenant.id, tenant.id), app('STATE', 'member: the team\'s first account holds its invoices and points; it cannot be removed'));
+    assert.equal((await team.remove(tenant.id, m.id)).id, m.id);
+    assert.equal(await repo.findAccountById(h.db, m.id), undefined);
+    assert.ok(await repo.findAccountById(h.db, tenant.id));
+  });
+
+  test('a password change needs the current password and a new one of 8 to 200 characters; it revokes the account\'s API tokens', async () => {
+    const team = new TeamService(h.db, clock);
+    const a = await owner();
+    await repo.insertTokens(h.db, [{ id: `tok-${n++}`, account_id: a.id, family_id: 'f', kind: 'ACCESS', token_hash: `hash-${n++}`, expires_at: NOW + 1000, rotated_at: null, revoked_at: null, created_at: NOW }]);
+    await assert.rejects(team.changePassword(a, 'wrong-password', 'new-password'), app('VALIDATION', 'current: is not your current password'));
+    await assert.rejects(team.changePassword(a, 'owner-password', '1234567'), app('VALIDATION', 'next: must be at least 8 characters'));
+    const unchanged = await repo.findAccountById(h.db, a.id);
+    assert.equal(unchanged?.password_hash, a.password_hash);
+    await team.changePassword(a, 'owner-password', 'new-password');
+    const changed = (await repo.findAccountById(h.db, a.id))!;
+    assert.equal(await verifyPassword('new-password', changed.password_hash), true);
+    const tokens = await h.db.selectFrom('auth_tokens').select('revoked_at').where('account_id', '=', a.id).execute();
+    assert.deepEqual(tokens.map((t) => Number(t.revoked_at)), [LATER]);
+  });
+});
