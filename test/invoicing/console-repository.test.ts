@@ -7,6 +7,7 @@ import * as q from '../../src/invoicing/console-repository.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { forEachEngine } from '../helpers/app.js';
 import { withDatabase } from '../helpers/db.js';
+import { AppError } from '../../src/platform/errors.js';
 
 /**
  * What the console reads and writes of the invoicing side, on the database itself: templates,
@@ -95,6 +96,8 @@ forEachEngine('invoicing console repository', (engine) => {
     assert.deepEqual(second.rows.map((r) => r.memo), ['g2', 'g1']);
     const last = await c.ledger(a, second.next!, 2);
     assert.deepEqual([last.rows.map((r) => r.memo), last.next], [['g0'], null]);
+    const whole = await c.ledger(a, undefined, 5);
+    assert.deepEqual([whole.rows.length, whole.next], [5, null], 'exactly a page: no next page');
     assert.deepEqual(await c.points(a), { balance: 0, ledgerSum: 15 });
   });
 
@@ -171,5 +174,23 @@ forEachEngine('invoicing console repository', (engine) => {
     assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 1, abandoned: 1 });
     await repo.settleWebhookEvent(h.db, paid, 'DELIVERED', 2, T + 2);
     assert.deepEqual(await q.failingWebhooks(h.db, a), { retrying: 0, abandoned: 1 });
+  });
+
+  test('the console\'s invoice of a payment: this team\'s uniqueId, OTHER for another team of the store, nothing when deleted or unknown; deliveries of an unknown invoice are 404', async () => {
+    const a = await account();
+    const b = await account();
+    const c = new InvoicingConsole(h.db);
+    const pay = `pay-${seq++}`;
+    const gone = `pay-${seq++}`;
+    const mine = `mine-${seq++}`;
+    await insert(a, [invoice(a, { payment_id: pay, unique_id: mine }), invoice(a, { payment_id: gone, deleted_at: T })]);
+    assert.equal(await c.invoiceOfPayment(a, pay, 'SCONS'), mine);
+    assert.equal(await c.invoiceOfPayment(b, pay, 'SCONS'), 'OTHER');
+    assert.equal(await c.invoiceOfPayment(a, pay, 'SOTHER'), undefined, 'another store\'s payment of the same id');
+    assert.equal(await c.invoiceOfPayment(a, gone, 'SCONS'), undefined, 'deleted');
+    assert.equal(await c.invoiceOfPayment(a, 'pay-none', 'SCONS'), undefined);
+    await assert.rejects(c.deliveries(a, 'no-such-invoice'), (e: unknown) => e instanceof AppError && e.kind === 'NOT_FOUND' && e.message === 'id: no such invoice');
+    await assert.rejects(c.deliveries(b, mine), (e: unknown) => e instanceof AppError && e.kind === 'NOT_FOUND', 'another team\'s invoice');
+    assert.deepEqual(await c.deliveries(a, mine), []);
   });
 });
