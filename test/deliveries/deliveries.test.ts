@@ -165,7 +165,8 @@ forEachEngine('deliveries', (engine) => {
       assert.match(r.body.result_msg, new RegExp(field), q);
     }
     assert.equal((await t.get('/app/v1/deliveries/not-an-id', a.h)).status, 400);
-    assert.equal((await t.get(`/app/v1/deliveries/dlv_${'0'.repeat(32)}`, a.h)).status, 404);
+    const missing = await t.get(`/app/v1/deliveries/dlv_${'0'.repeat(32)}`, a.h);
+    assert.deepEqual([missing.status, missing.body.result_msg], [404, 'delivery: not found']);
     const bad = await t.post('/app/v1/deliveries/recover', {}, a.h);
     assert.equal(bad.status, 400);
     assert.match(bad.body.result_msg, /since/);
