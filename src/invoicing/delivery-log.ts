@@ -69,9 +69,10 @@ export function attemptView(a: DeliveryAttempt): AttemptView {
   };
 }
 
-/** `since`: an ISO 8601 date-time; without an offset it is read as KST (the time zone of every time the API shows). */
+/** `YYYY-MM-DDThh:mm`, optional seconds and milliseconds (1 to 3 digits), then Z, ±hh:mm or nothing. */
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?([zZ]|[+-]\d{2}:\d{2})?$/;
 
+/** `since`: an ISO 8601 date-time; without an offset it is read as KST (the time zone of every time the API shows). */
 export function parseSince(s: string, field = 'since'): number {
   // The whole value is checked here, not left to Date.parse, which also takes looser forms
   // ("Nov 22 2026", more than three digits of a second).
