@@ -100,3 +100,14 @@ export function afterEachRead(db: Kysely<Database>, meanwhile: (rows: readonly u
     },
   });
 }
+
+/**
+ * A platform and its stores written straight into the database, for suites that test a module's
+ * own SQL without the app (the operator's actions are `test/gateway/merchants`' subject).
+ */
+export async function insertStores(db: Kysely<Database>, platformCode: string, storeCodes: readonly string[], at: number): Promise<void> {
+  await db.insertInto('platforms').values({ code: platformCode, name: 'p', created_at: at }).execute();
+  await db.insertInto('stores').values(storeCodes.map((code) => ({
+    code, platform_code: platformCode, name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: at,
+  }))).execute();
+}

@@ -6,7 +6,7 @@ import { AppError } from '../../src/platform/errors.js';
 import { sha256Hex } from '../../src/platform/crypto.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { forEachEngine } from '../helpers/app.js';
-import { afterEachRead, withDatabase } from '../helpers/db.js';
+import { afterEachRead, insertStores, withDatabase } from '../helpers/db.js';
 
 /**
  * The operator's account actions (`sunap account create|enable|disable`, `sunap points grant`)
@@ -38,8 +38,7 @@ forEachEngine('operator account actions', (engine) => {
   const h = withDatabase(engine);
 
   before(async () => {
-    await h.db.insertInto('platforms').values({ code: 'PACCT', name: 'p', created_at: NOW }).execute();
-    await h.db.insertInto('stores').values({ code: 'SACCT', platform_code: 'PACCT', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: NOW }).execute();
+    await insertStores(h.db, 'PACCT', ['SACCT'], NOW);
   });
   const accounts = async () => Number((await h.db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
 

@@ -6,7 +6,8 @@ import { InvoicingConsole } from '../../src/invoicing/console.js';
 import * as q from '../../src/invoicing/console-repository.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { forEachEngine } from '../helpers/app.js';
-import { withDatabase } from '../helpers/db.js';
+import { insertStores, withDatabase } from '../helpers/db.js';
+import { invoiceRow } from './support.js';
 import { AppError } from '../../src/platform/errors.js';
 
 /**
@@ -25,20 +26,14 @@ forEachEngine('invoicing console repository', (engine) => {
     await h.db.transaction().execute((trx) => repo.insertAccount(trx, { id, email: `${id}@example.com`, password_hash: 'x', store_code: 'SCONS', invoicing_enabled: 1, created_at: T, role: 'owner', tenant_id: id }, T));
     return id;
   };
-  const invoice = (accountId: string, over: Partial<Insertable<InvoiceTable>> = {}): Insertable<InvoiceTable> => ({
-    unique_id: `cu-${seq}`, account_id: accountId, store_code: 'SCONS', trans_seqno: `INVCONS${seq++}`, payment_id: null,
-    status: 'PENDING', send_status: 'SENT', deleted_at: null, request_id: null, request_hash: null, template_type: 'SAME',
-    receiver_name: '홍길동', receiver_phone: '01012345678', guardian_phone: null, amount: 1000, reason: '11월 수강료', description: null,
-    items_json: null, send_channel: 'ALIMTALK', webhook_url: null, webhook_secret_sealed: null, bill_template_id: null,
-    related_subject: null, etc: null, student_birth_date: null, classroom_id: null, send_count: 1, first_sent_at: T,
-    last_sent_at: T, done_at: null, canceled_at: null, created_at: T, updated_at: T, ...over,
-  });
+  /** As sent once: the console lists invoices that went out. */
+  const invoice = (accountId: string, over: Partial<Insertable<InvoiceTable>> = {}) =>
+    invoiceRow(accountId, 'SCONS', seq++, T, { send_status: 'SENT', send_count: 1, first_sent_at: T, last_sent_at: T, ...over });
   const insert = async (accountId: string, rows: Insertable<InvoiceTable>[]) =>
     [...(await h.db.transaction().execute((trx) => repo.insertInvoices(trx, accountId, rows))).values()];
 
   before(async () => {
-    await h.db.insertInto('platforms').values({ code: 'PCONS', name: 'p', created_at: T }).execute();
-    await h.db.insertInto('stores').values({ code: 'SCONS', platform_code: 'PCONS', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: T }).execute();
+    await insertStores(h.db, 'PCONS', ['SCONS'], T);
   });
 
   test('templates: counted per account; an update or delete of another account\'s or an unknown template changes nothing and says so', async () => {

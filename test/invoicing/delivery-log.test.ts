@@ -6,7 +6,7 @@ import { DeliveryLog, RECOVER_MAX } from '../../src/invoicing/delivery-log.js';
 import { WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
 import { kstIso } from '../../src/platform/kst.js';
 import { forEachEngine } from '../helpers/app.js';
-import { afterEachRead, withDatabase } from '../helpers/db.js';
+import { afterEachRead, insertStores, withDatabase } from '../helpers/db.js';
 
 /**
  * The delivery log's recovery (docs/reference.md, "Deliveries") on the database itself, at its
@@ -21,10 +21,7 @@ forEachEngine('delivery recovery', (engine) => {
   let seq = 0;
 
   before(async () => {
-    await h.db.insertInto('platforms').values({ code: 'PDLOG', name: 'p', created_at: T }).execute();
-    for (const code of ['SDLOG', 'SRACE']) {
-      await h.db.insertInto('stores').values({ code, platform_code: 'PDLOG', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: T }).execute();
-    }
+    await insertStores(h.db, 'PDLOG', ['SDLOG', 'SRACE'], T);
   });
 
   async function failed(storeCode: string, n: number): Promise<void> {

@@ -4,7 +4,8 @@ import type { Insertable } from 'kysely';
 import type { InvoiceTable, SendTable } from '../../src/db/schema.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { forEachEngine } from '../helpers/app.js';
-import { withDatabase } from '../helpers/db.js';
+import { insertStores, withDatabase } from '../helpers/db.js';
+import { invoiceRow } from './support.js';
 
 /**
  * The invoicing repository read directly, each function's answer on both sides of its rule:
@@ -21,21 +22,13 @@ forEachEngine('invoicing repository', (engine) => {
 
   before(async () => {
     const { db } = store;
-    await db.insertInto('platforms').values({ code: 'PREPO', name: 'p', created_at: T }).execute();
-    await db.insertInto('stores').values({ code: 'SREPO', platform_code: 'PREPO', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: T }).execute();
+    await insertStores(db, 'PREPO', ['SREPO'], T);
     for (const id of [A, B]) {
       await db.transaction().execute((trx) => repo.insertAccount(trx, { id, email: `${id}@example.com`, password_hash: 'x', store_code: 'SREPO', invoicing_enabled: 1, created_at: T }, T));
     }
   });
 
-  const invoice = (accountId: string, over: Partial<Insertable<InvoiceTable>> = {}): Insertable<InvoiceTable> => ({
-    unique_id: `u-${seq}`, account_id: accountId, store_code: 'SREPO', trans_seqno: `INVREPO${seq++}`, payment_id: null,
-    status: 'PENDING', send_status: 'WAITING', deleted_at: null, request_id: null, request_hash: null, template_type: 'SAME',
-    receiver_name: '홍길동', receiver_phone: '01012345678', guardian_phone: null, amount: 1000, reason: '11월 수강료', description: null,
-    items_json: null, send_channel: 'ALIMTALK', webhook_url: null, webhook_secret_sealed: null, bill_template_id: null,
-    related_subject: null, etc: null, student_birth_date: null, classroom_id: null, send_count: 0, first_sent_at: null,
-    last_sent_at: null, done_at: null, canceled_at: null, created_at: T, updated_at: T, ...over,
-  });
+  const invoice = (accountId: string, over: Partial<Insertable<InvoiceTable>> = {}) => invoiceRow(accountId, 'SREPO', seq++, T, over);
   const insert = (accountId: string, rows: Insertable<InvoiceTable>[]) =>
     store.db.transaction().execute((trx) => repo.insertInvoices(trx, accountId, rows));
   const countOf = async (accountId: string) => {

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import type { TestApp } from '../helpers/app.js';
 import type { Account } from '../../src/invoicing/repository.js';
+import type { Insertable } from 'kysely';
+import type { InvoiceTable } from '../../src/db/schema.js';
 
 /** Shared by the invoicing suites: an account with points and a token, and request helpers. */
 export interface Login {
@@ -72,4 +74,19 @@ export async function ledgerMatches(t: TestApp, accountId: string): Promise<{ ba
 /** The account's row, as the services take it. */
 export function accountRow(t: TestApp, a: Pick<Login, 'accountId'>): Promise<Account> {
   return t.app.sunap.database.db.selectFrom('accounts').selectAll().where('id', '=', a.accountId).executeTakeFirstOrThrow();
+}
+
+/**
+ * An invoice row as the creation writes it (PENDING, not sent yet, one recipient), for suites
+ * that test the repositories directly; `over` sets what the test is about.
+ */
+export function invoiceRow(accountId: string, storeCode: string, n: number, at: number, over: Partial<Insertable<InvoiceTable>> = {}): Insertable<InvoiceTable> {
+  return {
+    unique_id: `u-${storeCode}-${n}`, account_id: accountId, store_code: storeCode, trans_seqno: `INV${storeCode}${n}`, payment_id: null,
+    status: 'PENDING', send_status: 'WAITING', deleted_at: null, request_id: null, request_hash: null, template_type: 'SAME',
+    receiver_name: '홍길동', receiver_phone: '01012345678', guardian_phone: null, amount: 1000, reason: '11월 수강료', description: null,
+    items_json: null, send_channel: 'ALIMTALK', webhook_url: null, webhook_secret_sealed: null, bill_template_id: null,
+    related_subject: null, etc: null, student_birth_date: null, classroom_id: null, send_count: 0, first_sent_at: null,
+    last_sent_at: null, done_at: null, canceled_at: null, created_at: at, updated_at: at, ...over,
+  };
 }

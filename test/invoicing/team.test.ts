@@ -6,7 +6,7 @@ import { hasRole, isRole, TeamService } from '../../src/invoicing/team.js';
 import { verifyPassword } from '../../src/platform/crypto.js';
 import { AppError } from '../../src/platform/errors.js';
 import { forEachEngine } from '../helpers/app.js';
-import { withDatabase } from '../helpers/db.js';
+import { insertStores, withDatabase } from '../helpers/db.js';
 
 /**
  * A store's team (docs/console.md, "Team") on the database itself: roles and their ranks, a
@@ -30,8 +30,7 @@ forEachEngine('team', (engine) => {
   const h = withDatabase(engine);
   let n = 0;
   before(async () => {
-    await h.db.insertInto('platforms').values({ code: 'PTEAM', name: 'p', created_at: NOW }).execute();
-    await h.db.insertInto('stores').values({ code: 'STEAM', platform_code: 'PTEAM', name: 's', ceo_name: 'c', biz_reg_num: '1234567890', tel: '0212345678', cat_enabled: 0, created_at: NOW }).execute();
+    await insertStores(h.db, 'PTEAM', ['STEAM'], NOW);
   });
   async function owner() {
     const a = await createAccount(h.db, NOW, { email: `owner-${n++}@example.com`, password: 'owner-password', storeCode: 'STEAM' });
