@@ -56,6 +56,7 @@ const FIRST = [
   'test/gateway/approval.test.ts',
   'test/gateway/recovery.test.ts',
   'test/gateway/api.test.ts',
+  'test/gateway/console-repository.test.ts',
   'test/invoicing/repository.test.ts',
   'test/invoicing/accounts.test.ts',
   'test/invoicing/console-repository.test.ts',
