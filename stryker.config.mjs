@@ -62,6 +62,7 @@ const FIRST = [
   'test/invoicing/console-repository.test.ts',
   'test/invoicing/team.test.ts',
   'test/invoicing/delivery-log.test.ts',
+  'test/invoicing/service.test.ts',
   'test/invoicing/points.test.ts',
   'test/invoicing/delivery-job.test.ts',
   'test/invoicing/send-runner.test.ts',

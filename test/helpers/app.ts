@@ -6,6 +6,7 @@ import { createPlatform, createStore } from '../../src/gateway/merchants.js';
 import { kstCompact } from '../../src/platform/kst.js';
 import { loadConfig } from '../../src/platform/config.js';
 import type { CardProcessor } from '../../src/ports/card-processor.js';
+import type { MessagingProvider } from '../../src/ports/messaging.js';
 import { apiSign } from '../../src/platform/crypto.js';
 import { createLogger } from '../../src/platform/logging.js';
 import { createTestDatabase, engines, type Engine } from './db.js';
@@ -61,7 +62,7 @@ export interface TestApp {
 }
 
 /** Builds the real app on a fresh database, listens on a free port, and creates one platform and store. */
-export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean; processor?: CardProcessor } = {}): Promise<TestApp> {
+export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean; processor?: CardProcessor; messaging?: MessagingProvider } = {}): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const port = await freePort();
   const config = loadConfig({
@@ -76,7 +77,7 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       cb();
     },
   });
-  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor });
+  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor, messaging: opts.messaging });
   const now = app.sunap.clock.nowMs();
   const { platformCode, apiKey } = await createPlatform(app.sunap.database.db, app.sunap.box, now, { name: '테스트 플랫폼' });
   const { storeCode } = await createStore(app.sunap.database.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });

@@ -6,7 +6,7 @@ import { hasRole, isRole, TeamService } from '../../src/invoicing/team.js';
 import { verifyPassword } from '../../src/platform/crypto.js';
 import { AppError } from '../../src/platform/errors.js';
 import { forEachEngine } from '../helpers/app.js';
-import { insertStores, withDatabase } from '../helpers/db.js';
+import { insertStores, withDatabase, withFailingInserts } from '../helpers/db.js';
 
 /**
  * A store's team (docs/console.md, "Team") on the database itself: roles and their ranks, a
@@ -56,6 +56,10 @@ forEachEngine('team', (engine) => {
     assert.equal((await team.tenantOf(m))?.id, tenant.id);
     assert.equal(await team.tenantOf(tenant), tenant, 'the first owner is its own team');
     assert.equal((await team.account(m.id))?.email, 'member-a@example.com');
+    // Any other failure of the insert is not "already exists": it surfaces as it is.
+    await assert.rejects(withFailingInserts(h.db, engine, 'accounts', () => team.addMember(tenant, { email: 'member-c@example.com', password: 'member-password', role: 'viewer' })),
+      (e) => !(e instanceof AppError) && /simulated write failure/.test(String(e)));
+    assert.equal(await team.emailTaken('member-c@example.com'), false);
   });
 
   test('a role changes within the team only; the last owner cannot stop being one, a second owner can', async () => {
