@@ -45,8 +45,8 @@ function validate(body: unknown): TemplateBody {
   const err = check.firstError(body);
   if (err) throw validation(err);
   const b = body as TemplateBody;
-  if (b.items && b.amount === undefined) throw validation('amount: is required when the template has items');
-  if (b.items && b.amount !== undefined) {
+  if (b.items) {
+    if (b.amount === undefined) throw validation('amount: is required when the template has items');
     const r = netItems(b.items, b.amount, 'items');
     if ('error' in r) throw validation(r.error);
   }

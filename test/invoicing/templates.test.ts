@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AppError } from '../../src/platform/errors.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { billBody, newAccount } from './support.js';
 import { ownerClient } from '../console/support.js';
@@ -104,5 +105,31 @@ forEachEngine('invoicing: billTemplateId', (engine) => {
     assert.equal(bad.status, 400);
     assert.ok(bad.text.includes('items: the net sum of the items (2000) must equal the amount (1000)'));
     assert.equal((await t.app.sunap.invoicing.templates.list(owner.accountId)).length, 1);
+  });
+
+  test('the template service refuses a bad template naming the field and saves nothing; items need their amount; an unknown or another team\'s id is not found', async () => {
+    const a = await newAccount(t);
+    const b = await newAccount(t);
+    const svc = t.app.sunap.invoicing.templates;
+    const refused = (message: string) => (e: unknown) => e instanceof AppError && e.kind === 'VALIDATION' && e.message === message;
+    const items = [{ name: '교재', price: 2000 }];
+    await assert.rejects(svc.create(a.accountId, { reason: '수강료' }), refused('name: is required'));
+    await assert.rejects(svc.create(a.accountId, { name: 'x'.repeat(41), reason: '수강료' }), refused('name: must be at most 40 characters'));
+    await assert.rejects(svc.create(a.accountId, { name: '교재', reason: '수강료', items }), refused('amount: is required when the template has items'));
+    await assert.rejects(svc.create(a.accountId, { name: '교재', reason: '수강료', items, amount: 1000 }), refused('items: the net sum of the items (2000) must equal the amount (1000)'));
+    assert.deepEqual(await svc.list(a.accountId), []);
+    const ok = await svc.create(a.accountId, { name: '교재', reason: '수강료', items, amount: 2000 });
+    assert.deepEqual([ok.name, ok.amount, ok.items], ['교재', 2000, items]);
+    await assert.rejects(svc.update(a.accountId, ok.id, { name: '교재', reason: '수강료', items }), refused('amount: is required when the template has items'));
+    await assert.rejects(svc.update(a.accountId, ok.id, { reason: '수강료' }), refused('name: is required'));
+    assert.equal((await svc.get(a.accountId, ok.id)).amount, 2000, 'a refused update changes nothing');
+    const notFound = (e: unknown) => e instanceof AppError && e.kind === 'NOT_FOUND' && e.message === 'id: no such template';
+    await assert.rejects(svc.get(b.accountId, ok.id), notFound);
+    await assert.rejects(svc.update(b.accountId, ok.id, { name: '남의 것', reason: '수강료' }), notFound);
+    await assert.rejects(svc.remove(b.accountId, ok.id), notFound);
+    await assert.rejects(svc.get(a.accountId, 'tpl_unknown'), notFound);
+    assert.equal((await svc.update(a.accountId, ok.id, { name: '이름만', reason: '수강료' })).items.length, 0);
+    await svc.remove(a.accountId, ok.id);
+    await assert.rejects(svc.remove(a.accountId, ok.id), notFound);
   });
 });
