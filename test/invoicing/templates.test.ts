@@ -129,7 +129,27 @@ forEachEngine('invoicing: billTemplateId', (engine) => {
     await assert.rejects(svc.remove(b.accountId, ok.id), notFound);
     await assert.rejects(svc.get(a.accountId, 'tpl_unknown'), notFound);
     assert.equal((await svc.update(a.accountId, ok.id, { name: '이름만', reason: '수강료' })).items.length, 0);
+    const full = await svc.update(a.accountId, ok.id, { name: '전부', reason: '1월 수강료', description: '안내', amount: 3000, items: [{ name: '레슨', price: 3000 }], sendChannel: 'SMS' });
+    assert.deepEqual(await svc.get(a.accountId, ok.id), full);
+    assert.deepEqual([full.name, full.reason, full.description, full.amount, full.items, full.sendChannel], ['전부', '1월 수강료', '안내', 3000, [{ name: '레슨', price: 3000 }], 'SMS']);
     await svc.remove(a.accountId, ok.id);
     await assert.rejects(svc.remove(a.accountId, ok.id), notFound);
+  });
+
+  test('at most 200 templates a team: the 200th is saved, the 201st refused; another team is not counted', async () => {
+    const a = await newAccount(t);
+    const b = await newAccount(t);
+    const svc = t.app.sunap.invoicing.templates;
+    const now = t.app.sunap.clock.nowMs();
+    await db().insertInto('bill_templates').values(Array.from({ length: 199 }, (_, i) => ({
+      id: `tpl_limit_${a.accountId}_${i}`, account_id: a.accountId, name: `t${i}`, reason: '수강료', description: null, amount: 1000, items_json: null, send_channel: null, created_at: now, updated_at: now,
+    }))).execute();
+    await svc.create(b.accountId, { name: '남의 팀', reason: '수강료' });
+    const last = await svc.create(a.accountId, { name: '200번째', reason: '수강료' });
+    assert.equal((await svc.list(a.accountId)).length, 200);
+    await assert.rejects(svc.create(a.accountId, { name: '201번째', reason: '수강료' }), (e) => e instanceof AppError && e.kind === 'VALIDATION' && e.message === 'templates: at most 200 per team; delete one first');
+    assert.equal((await svc.list(a.accountId)).length, 200);
+    await svc.remove(a.accountId, last.id);
+    assert.equal((await svc.create(a.accountId, { name: '다시 200번째', reason: '수강료' })).name, '다시 200번째');
   });
 });
