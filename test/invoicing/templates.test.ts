@@ -51,6 +51,18 @@ forEachEngine('invoicing: billTemplateId', (engine) => {
     const noAmount = await template(a.accountId, { reason: '상담비' });
     r = await t.post('/app/v1/sales/bill', { billTemplateId: noAmount, members }, a.h);
     assert.equal(r.body.result_msg, 'amount: is required');
+
+    // A description given wins over the template's; a template without one (or without a channel) leaves the request's default.
+    r = await t.post('/app/v1/sales/bill', { billTemplateId: id, members, description: '요청 안내' }, a.h);
+    assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+    assert.equal((await newest(a.accountId)).description, '요청 안내');
+    r = await t.post('/app/v1/sales/bill', { billTemplateId: noAmount, members, amount: 5000 }, a.h);
+    assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+    const plain = await t.post('/app/v1/sales/bill', { members, reason: '상담비', amount: 5000 }, a.h);
+    assert.equal(plain.body.result_code, 0, JSON.stringify(plain.body));
+    const [withoutTemplate, fromBareTemplate] = await db().selectFrom('invoices').selectAll().where('account_id', '=', a.accountId).orderBy('id', 'desc').limit(2).execute();
+    assert.deepEqual([fromBareTemplate!.description, fromBareTemplate!.send_channel], [withoutTemplate!.description, withoutTemplate!.send_channel]);
+    assert.equal(fromBareTemplate!.description, null);
   });
 
   test('an unknown template id, or another account\'s, is -20 billTemplateId: ... and creates nothing', async () => {
