@@ -52,6 +52,10 @@ forEachEngine('invoicing: billTemplateId', (engine) => {
     r = await t.post('/app/v1/sales/bill', { billTemplateId: noAmount, members }, a.h);
     assert.equal(r.body.result_msg, 'amount: is required');
 
+    // Items given without an amount take neither of the template's: the amount is still the request's to give.
+    r = await t.post('/app/v1/sales/bill', { billTemplateId: id, members, items: [{ name: '교재', price: 15_000 }] }, a.h);
+    assert.equal(r.status, 400);
+    assert.equal(r.body.result_msg, 'amount: is required');
     // A description given wins over the template's; a template without one (or without a channel) leaves the request's default.
     r = await t.post('/app/v1/sales/bill', { billTemplateId: id, members, description: '요청 안내' }, a.h);
     assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
