@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import * as gatewayRepo from '../../src/gateway/repository.js';
 import type { Payment } from '../../src/gateway/index.js';
+import { kstSpaced } from '../../src/platform/kst.js';
 import type { DeliveryReport, MessageRequest, MessagingProvider, SendOutcome } from '../../src/ports/messaging.js';
 import { SandboxMessaging } from '../../src/ports/sandbox-messaging.js';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
@@ -131,11 +132,21 @@ forEachEngine('invoice service', (engine) => {
     assert.equal(await status(id), 'PENDING');
     assert.equal((await paymentOf(d.bill.transSeqNo)).state, 'STORE_REQUEST');
     assert.equal((await t.pay(d.bill.transSeqNo)).approved, true);
+    // The detail's payment: paid in 3 instalments, not cancelled yet.
+    await db().updateTable('payments').set({ installment_month: '03' }).where('trans_seqno', '=', d.bill.transSeqNo).execute();
+    const paid = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data.payment;
+    const approvedRow = await paymentOf(d.bill.transSeqNo);
+    assert.deepEqual(paid, {
+      acceptNumber: approvedRow.approval_number, payCompany: approvedRow.issuer_name, installmentMonth: 3,
+      paymentDateTime: kstSpaced(Number(approvedRow.approval_at)), cancelDateTime: null,
+    });
     const r = await cancel(id);
     assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
     assert.equal(r.body.result_data.bill.status, 'CANCELED');
     const p = await paymentOf(d.bill.transSeqNo);
     assert.deepEqual([p.state, p.cancel_reason, Number(p.cancel_amount)], ['CANCEL_COMPLETE', '청구 취소', Number(p.amount)]);
+    assert.equal(r.body.result_data.payment.cancelDateTime, kstSpaced(Number(p.cancel_at)));
+    assert.match(r.body.result_data.payment.cancelDateTime, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     // Cancelled already: the same answer again, nothing more happens.
     const again = await cancel(id);
     assert.equal(again.body.result_code, 0);
