@@ -140,6 +140,11 @@ forEachEngine('invoice service', (engine) => {
       acceptNumber: approvedRow.approval_number, payCompany: approvedRow.issuer_name, installmentMonth: 3,
       paymentDateTime: kstSpaced(Number(approvedRow.approval_at)), cancelDateTime: null,
     });
+    // A processor that reported no approval number or issuer: empty strings, as the real service answers.
+    await db().updateTable('payments').set({ approval_number: null, issuer_name: null }).where('trans_seqno', '=', d.bill.transSeqNo).execute();
+    const bare = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data.payment;
+    assert.deepEqual([bare.acceptNumber, bare.payCompany], ['', '']);
+    await db().updateTable('payments').set({ approval_number: approvedRow.approval_number, issuer_name: approvedRow.issuer_name }).where('trans_seqno', '=', d.bill.transSeqNo).execute();
     const r = await cancel(id);
     assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
     assert.equal(r.body.result_data.bill.status, 'CANCELED');
