@@ -67,8 +67,9 @@ export async function searchPayments(db: Db, s: StoreKey, f: PaymentFilter, opts
 /** Rows of several searches as one page: each once, newest first (created_at, then id), at most `limit`. */
 export function newestFirst<R extends { id: string | number; created_at: number }>(rows: R[], limit: number): R[] {
   const seen = new Set<string | number>();
+  // After the filter no two rows share an id, so the id comparison never needs a "same" answer.
   return rows.filter((r) => !seen.has(r.id) && seen.add(r.id))
-    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0))
+    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || (x.id < y.id ? 1 : -1))
     .slice(0, limit);
 }
 

@@ -77,10 +77,10 @@ export class PaymentsConsole {
       entries.push({ at: Number(c.created_at), kind: 'CALLBACK', attemptNo: c.attempt_no, url: c.url, statusCode: c.status_code, error: c.error, durationMs: c.duration_ms });
     }
     if (p.cancel_at !== null) entries.push({ at: Number(p.cancel_at), kind: 'CANCELED', reason: p.cancel_reason, amount: Number(p.cancel_amount) });
-    // Stable: at equal times, the order above (an approval before its callback) stands.
-    const order = entries.map((e, i) => ({ e, i })).sort((x, y) => x.e.at - y.e.at || x.i - y.i).map((x) => x.e);
+    // Array.prototype.sort is stable (ES2019): at equal times the order above (an approval before its callback) stands.
+    entries.sort((x, y) => x.at - y.at);
     return {
-      payment: p, timeline: order,
+      payment: p, timeline: entries,
       callbackJob: job ? { status: job.status, attempts: job.attempts, maxAttempts: job.max_attempts, nextAt: job.status === 'PENDING' ? Number(job.run_at) : null } : null,
     };
   }

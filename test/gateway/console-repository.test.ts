@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import type { Insertable } from 'kysely';
 import type { OutboundAttemptTable, PaymentAttemptTable } from '../../src/db/schema.js';
 import { bizRegNumProblem, maskedCard, PaymentsConsole, type StoreKey } from '../../src/gateway/console.js';
@@ -152,6 +153,13 @@ forEachEngine('gateway console repository', (engine) => {
     assert.deepEqual(q.newestFirst([r('a', 5), r('c', 5), r('b', 5)], 10), [r('c', 5), r('b', 5), r('a', 5)]);
     assert.deepEqual(q.newestFirst([r(1, 5), r(3, 5), r(2, 5), r(3, 5)], 2), [r(3, 5), r(2, 5)]);
     assert.deepEqual(q.newestFirst([r('a', 1)], 0), []);
+    // Any rows, in any order, with repeats and many ties: the same as sorting the distinct rows by (created_at, id), descending.
+    const row = fc.record({ id: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), created_at: fc.integer({ min: 0, max: 3 }) });
+    fc.assert(fc.property(fc.array(row, { maxLength: 80 }), fc.integer({ min: 0, max: 90 }), (rows, limit) => {
+      const firsts = rows.filter((x, i) => rows.findIndex((y) => y.id === x.id) === i);
+      const expected = [...firsts].sort((x, y) => y.created_at - x.created_at || (y.id > x.id ? 1 : y.id < x.id ? -1 : 0)).slice(0, limit);
+      assert.deepEqual(q.newestFirst(rows, limit), expected);
+    }), { numRuns: 300 });
   });
 
   test('a payment\'s attempts oldest first (ties by id), its CALLBACK attempts only, its callback job', async () => {
