@@ -314,6 +314,9 @@ forEachEngine('gateway console repository', (engine) => {
     // A payment just requested: its timeline is that one step.
     const [fresh] = await insert([paymentRow(s, 1)]);
     assert.deepEqual((await c.timeline(s, fresh!.trans_seqno)).timeline, [{ at: fresh!.created_at, kind: 'REQUESTED' }]);
+    // An approval whose processor gave no number or issuer shows empty strings.
+    await h.db.updateTable('payments').set({ state: 'APPROVE_COMPLETE', approval_at: fresh!.created_at + 5 }).where('id', '=', fresh!.id).execute();
+    assert.deepEqual((await c.timeline(s, fresh!.trans_seqno)).timeline[1], { at: fresh!.created_at + 5, kind: 'APPROVED', approvalNumber: '', issuer: '' });
     await assert.rejects(c.timeline(other, p!.trans_seqno), (e) => e instanceof GatewayError && /TRANS_SEQNO/.test(e.message));
     assert.equal(await c.payment(other, p!.trans_seqno), undefined);
     assert.equal((await c.store(s))?.code, s.storeCode);
