@@ -30,6 +30,7 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(r.status, 200);
     assert.equal(r.body.result_code, 0);
     assert.equal(rd(r).RESULT_CODE, '0000');
+    assert.equal(rd(r).RESULT_MSG, '정상 처리되었습니다');
     const u = new URL(rd(r).REDIRECT_URL);
     assert.equal(u.origin + u.pathname, `${t.url}/checkout`);
     assert.ok(u.searchParams.get('tid'));
@@ -77,7 +78,8 @@ forEachEngine('gateway API', (engine) => {
     assert.equal(s1.ISSUER_NAME, '신한카드');
     assert.equal(s1.METHOD_NAME, '신용카드');
     const c1 = rd(await cancel(b, { CANCEL_REASON: '고객 요청' }));
-    assert.deepEqual(c1, { RESULT_CODE: '0000', RESULT_MSG: c1.RESULT_MSG, TRANS_SEQNO: b.TRANS_SEQNO, MOBILE_NO: '01012345678', APPROVAL_AMOUNT: 128000, TEMP_VALUE: null });
+    assert.equal(s1.RESULT_MSG, '정상 처리되었습니다');
+    assert.deepEqual(c1, { RESULT_CODE: '0000', RESULT_MSG: '정상 처리되었습니다', TRANS_SEQNO: b.TRANS_SEQNO, MOBILE_NO: '01012345678', APPROVAL_AMOUNT: 128000, TEMP_VALUE: null });
     const s2 = rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO }));
     assert.equal(s2.APPROVE_STATUS, 'CANCEL_COMPLETE');
     assert.equal(s2.CANCEL_AMOUNT, 128000);

@@ -56,6 +56,22 @@ forEachEngine('operations', (engine) => {
     assert.equal(schema.properties.TRANS_AT.pattern, '^\\d{14}$');
     assert.ok(doc.paths['/api/searchPayment'] && doc.paths['/api/requestPaymentCancel']);
     assert.ok(doc.paths['/sandbox/clock']);
+    // Each gateway call: grouped under Gateway, its result codes named, and its error answers documented beside the success.
+    for (const path of ['/api/requestPayment', '/api/searchPayment', '/api/requestPaymentCancel']) {
+      const op = doc.paths[path].post;
+      assert.deepEqual(op.tags, ['Gateway'], path);
+      assert.ok(op.summary.length > 10, path);
+      assert.match(op.description, /RESULT_CODE: 0000, or \d{4}/, path);
+      assert.deepEqual(Object.keys(op.responses).sort(), ['200', '400', '413', '500'], path);
+      for (const code of ['400', '413', '500']) {
+        const refusal = op.responses[code].content['application/json'].schema;
+        assert.deepEqual(Object.keys(refusal.properties.result_data.properties).sort(), ['RESULT_CODE', 'RESULT_MSG'], `${path} ${code}`);
+      }
+    }
+    for (const path of ['/sandbox/payments/{TRANS_SEQNO}/pay', '/sandbox/terminal-payments']) {
+      assert.deepEqual(doc.paths[path].post.tags, ['Sandbox'], path);
+      assert.ok(doc.paths[path].post.summary.length > 10, path);
+    }
   });
 
   test('logs never hold the API key, the signature, a card number or the page token', async () => {
