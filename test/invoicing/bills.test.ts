@@ -419,5 +419,42 @@ forEachEngine('invoices', (engine) => {
     assert.ok(spec.paths['/app/v1/sales/bill/{id}'].put);
     assert.ok(spec.paths['/app/v1/points/me'].get);
     assert.equal(spec.paths['/app/v1/auth/login'].post.security, undefined);
+    // Every call: its group, whether it needs the token, a summary, and each error answer it can give, documented.
+    const calls: [string, string, string, boolean, number[]][] = [
+      ['post', '/app/v1/auth/login', 'Invoicing', false, [400, 401, 403, 429]],
+      ['post', '/app/v1/auth/refresh', 'Invoicing', false, [400, 401, 403]],
+      ['post', '/app/v1/auth/logout', 'Invoicing', true, [401, 403]],
+      ['get', '/app/v1/points/me', 'Invoicing', true, [401, 403]],
+      ['post', '/app/v1/sales/bill', 'Invoicing', true, [400, 401, 403, 409]],
+      ['get', '/app/v1/sales/bill', 'Invoicing', true, [400, 401, 403]],
+      ['get', '/app/v1/sales/summary', 'Invoicing', true, [400, 401, 403]],
+      ['post', '/app/v1/sales/bill/resend', 'Invoicing', true, [400, 401, 403, 409]],
+      ['get', '/app/v1/sales/bill/{id}', 'Invoicing', true, [400, 401, 403, 404]],
+      ['delete', '/app/v1/sales/bill/{id}', 'Invoicing', true, [400, 401, 403, 404, 409]],
+      ['put', '/app/v1/sales/bill/{id}', 'Invoicing', true, [400, 401, 403, 404, 409, 502]],
+      ['post', '/app/v1/sales/bill/{id}/refresh-status', 'Invoicing', true, [400, 401, 403, 404]],
+      ['get', '/app/v1/deliveries', 'Deliveries', true, [400, 401, 403]],
+      ['get', '/app/v1/deliveries/{id}', 'Deliveries', true, [400, 401, 403, 404]],
+      ['post', '/app/v1/deliveries/{id}/redeliver', 'Deliveries', true, [400, 401, 403, 404]],
+      ['post', '/app/v1/deliveries/recover', 'Deliveries', true, [400, 401, 403]],
+      ['get', '/app/v1/webhook-endpoints', 'Webhook endpoints', true, [401, 403]],
+      ['post', '/app/v1/webhook-endpoints', 'Webhook endpoints', true, [400, 401, 403]],
+      ['get', '/app/v1/webhook-endpoints/{id}', 'Webhook endpoints', true, [400, 401, 403, 404]],
+      ['patch', '/app/v1/webhook-endpoints/{id}', 'Webhook endpoints', true, [400, 401, 403, 404]],
+      ['delete', '/app/v1/webhook-endpoints/{id}', 'Webhook endpoints', true, [400, 401, 403, 404]],
+      ['post', '/app/v1/webhook-endpoints/{id}/rotate-secret', 'Webhook endpoints', true, [400, 401, 403, 404, 409]],
+      ['post', '/app/v1/webhook-endpoints/{id}/test', 'Webhook endpoints', true, [400, 401, 403, 404, 409]],
+    ];
+    for (const [method, path, tag, secured, errors] of calls) {
+      const call = spec.paths[path]?.[method];
+      const name = `${method.toUpperCase()} ${path}`;
+      assert.ok(call, name);
+      assert.deepEqual(call.tags, [tag], name);
+      assert.deepEqual(call.security, secured ? [{ accessToken: [] }] : undefined, name);
+      assert.ok(call.summary.length >= 8, name);
+      if (path !== '/app/v1/points/me') assert.ok(call.description.length > 20, name);
+      assert.deepEqual(Object.keys(call.responses), ['200', ...errors.map(String)], name);
+      for (const code of errors) assert.deepEqual(Object.keys(call.responses[code].content['application/json'].schema.properties), ['result_code', 'result_msg', 'result_data'], `${name} ${code}`);
+    }
   });
 });
