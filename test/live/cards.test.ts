@@ -171,3 +171,21 @@ forEachEngine('live card payments with a wrong Toss key', (engine) => {
     assert.doesNotMatch(logs, /test_sk_wrongKey/);
   });
 });
+
+forEachEngine('the sandbox pay call on Toss test keys', (engine) => {
+  const f = withFakes();
+  // Sandbox mode (its routes exist) with the card processor pointed at Toss's test keys (docs/going-live.md).
+  const t = withLiveApp(engine, f, () => ({ SUNAP_MODE: 'sandbox', SUNAP_PUBLIC_URL: 'http://127.0.0.1' }));
+
+  test('without a card the call pays with the documented default card: its number, expiry 12/99, birth date 900101, password 00', async () => {
+    const body = paymentBody();
+    assert.equal((await t.gw('requestPayment', body)).body.result_data.RESULT_CODE, '0000');
+    const r = await t.post(`/sandbox/payments/${body.TRANS_SEQNO as string}/pay`, { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode });
+    assert.equal(r.body.approved, true, JSON.stringify(r.body));
+    const sent = f.toss.requests.filter((q) => q.path === '/v1/payments/key-in').map((q) => q.json);
+    assert.equal(sent.length, 1);
+    const { cardNumber, cardExpirationMonth, cardExpirationYear, customerIdentityNumber, cardPassword } = sent[0];
+    assert.deepEqual({ cardNumber, cardExpirationMonth, cardExpirationYear, customerIdentityNumber, cardPassword },
+      { cardNumber: '4242424242424242', cardExpirationMonth: '12', cardExpirationYear: '99', customerIdentityNumber: '900101', cardPassword: '00' });
+  });
+});

@@ -72,6 +72,10 @@ forEachEngine('operations', (engine) => {
       assert.deepEqual(doc.paths[path].post.tags, ['Sandbox'], path);
       assert.ok(doc.paths[path].post.summary.length > 10, path);
     }
+    // The sandbox pay call shows the default card and a lump sum as its examples.
+    const pay = doc.paths['/sandbox/payments/{TRANS_SEQNO}/pay'].post.requestBody.content['application/json'].schema.properties;
+    const example = (p: { examples?: unknown[]; example?: unknown }) => p.examples?.[0] ?? p.example;
+    assert.deepEqual([example(pay.cardNumber), example(pay.installmentMonth)], ['4242424242424242', '00']);
   });
 
   test('logs never hold the API key, the signature, a card number or the page token', async () => {

@@ -93,6 +93,42 @@ forEachEngine('the sandbox\'s edges', (engine) => {
       const paid = await t.pay(seq);
       assert.equal(paid.approved, true);
     });
+
+    test('the sandbox calls refuse bad input naming the field (400 / -20) and change nothing; the edges of each rule are accepted', async () => {
+      const seq = seqNo('EDGE');
+      assert.equal((await t.gw('requestPayment', paymentBody({ TRANS_SEQNO: seq }))).body.result_data.RESULT_CODE, '0000');
+      const where = { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode };
+      const refused = async (path: string, body: unknown, msg: string) => {
+        const r = await t.post(path, body);
+        assert.deepEqual([r.status, r.body.result_code, r.body.result_msg], [400, -20, msg], `${path} ${JSON.stringify(body)}`);
+      };
+      const pay = `/sandbox/payments/${seq}/pay`;
+      await refused(pay, { ...where, cardNumber: '424242424242' }, 'cardNumber: must be 13 to 19 digits');
+      await refused(pay, { ...where, cardNumber: '42424242424242424242' }, 'cardNumber: must be 13 to 19 digits');
+      await refused(pay, { ...where, installmentMonth: '3' }, 'installmentMonth: must be two digits, 00 for a lump sum');
+      await refused(pay, { ...where, installmentMonth: '003' }, 'installmentMonth: must be two digits, 00 for a lump sum');
+      await refused(pay, { ...where, PLATFORM_CODE: '' }, 'PLATFORM_CODE: must not be empty');
+      await refused(pay, { PLATFORM_CODE: t.platformCode }, 'STORE_CODE: is required');
+      await refused(pay, { ...where, STORE_CODE: '' }, 'STORE_CODE: must not be empty');
+      await refused(`/sandbox/payments/${'T'.repeat(65)}/pay`, where, 'TRANS_SEQNO: must be at most 64 characters');
+      assert.equal((await t.gw('searchPayment', { TRANS_SEQNO: seq })).body.result_data.APPROVE_STATUS, 'STORE_REQUEST');
+      // 13 digits and 00 are inside the rules: this card is declined by the sandbox network, not refused here.
+      const edge = await t.post(pay, { ...where, cardNumber: '4000000000002', installmentMonth: '00' });
+      assert.equal(edge.status, 200, JSON.stringify(edge.body));
+      assert.equal(typeof edge.body.approved, 'boolean');
+
+      const terminal = { ...where, TRANS_SEQNO: seqNo('TERM'), APPROVAL_AMOUNT: '1000', MOBILE_NO: '01012345678', PAY_PATH: 'KIOSK' };
+      await refused('/sandbox/terminal-payments', { ...terminal, APPROVAL_AMOUNT: '1000.5' }, 'APPROVAL_AMOUNT: must be a string of 1 to 12 digits');
+      await refused('/sandbox/terminal-payments', { ...terminal, APPROVAL_AMOUNT: '1234567890123' }, 'APPROVAL_AMOUNT: must be a string of 1 to 12 digits');
+      await refused('/sandbox/terminal-payments', { ...terminal, MOBILE_NO: '01234567' }, 'MOBILE_NO: must be 9 to 11 digits');
+      await refused('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: 'T'.repeat(65) }, 'TRANS_SEQNO: must be at most 64 characters');
+      await refused('/sandbox/terminal-payments', { ...terminal, STORE_CODE: '' }, 'STORE_CODE: must not be empty');
+      await refused('/sandbox/terminal-payments', { ...terminal, PLATFORM_CODE: '' }, 'PLATFORM_CODE: must not be empty');
+      assert.equal((await t.gw('searchPayment', { TRANS_SEQNO: terminal.TRANS_SEQNO })).body.result_data.RESULT_CODE, '4003', 'nothing recorded');
+      const ok = await t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: 'T'.repeat(64), MOBILE_NO: '021234567' });
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      assert.equal(ok.body.APPROVE_STATUS, 'APPROVE_COMPLETE');
+    });
   });
 
   describe('SUNAP_SANDBOX_OPEN=true', () => {
