@@ -90,8 +90,13 @@ forEachEngine('the sandbox\'s edges', (engine) => {
     test('the sandbox API keeps its shapes: pay answers as before', async () => {
       const seq = seqNo('EDGE');
       assert.equal((await t.gw('requestPayment', paymentBody({ TRANS_SEQNO: seq }))).body.result_data.RESULT_CODE, '0000');
-      const paid = await t.pay(seq);
-      assert.equal(paid.approved, true);
+      const pay = (body: Record<string, unknown> = {}, s = seq) => t.post(`/sandbox/payments/${s}/pay`, { PLATFORM_CODE: t.platformCode, STORE_CODE: t.storeCode, ...body });
+      // Declined: the network's reason, the payment still waiting; then paid; then already paid.
+      assert.deepEqual((await pay({ cardNumber: '4000000000009995' })).body, { approved: false, APPROVE_STATUS: 'STORE_REQUEST', message: '잔액이 부족합니다' });
+      assert.deepEqual((await pay()).body, { approved: true, APPROVE_STATUS: 'APPROVE_COMPLETE', message: '승인되었습니다' });
+      assert.deepEqual((await pay()).body, { approved: false, APPROVE_STATUS: 'APPROVE_COMPLETE', message: '이미 처리된 결제입니다 (APPROVE_COMPLETE)' });
+      const unknown = await pay({}, seqNo('NOPE'));
+      assert.deepEqual([unknown.status, unknown.body.result_code, unknown.body.result_msg], [404, -10, 'TRANS_SEQNO: no such payment for this platform and store']);
     });
 
     test('the sandbox calls refuse bad input naming the field (400 / -20) and change nothing; the edges of each rule are accepted', async () => {
