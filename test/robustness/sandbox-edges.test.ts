@@ -8,6 +8,7 @@ import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { isLoopbackAddress, isLoopbackName } from '../../src/platform/sandbox-guard.js';
 import { forEachEngine, paymentBody, seqNo, startApp, type TestApp } from '../helpers/app.js';
+import { withFailingInserts } from '../helpers/db.js';
 import { withFakes, withLiveApp } from '../live/support.js';
 
 /** fetch cannot set Host: a raw request with the given headers. */
@@ -133,6 +134,18 @@ forEachEngine('the sandbox\'s edges', (engine) => {
       const ok = await t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: 'T'.repeat(64), MOBILE_NO: '021234567' });
       assert.equal(ok.status, 200, JSON.stringify(ok.body));
       assert.equal(ok.body.APPROVE_STATUS, 'APPROVE_COMPLETE');
+      // The gateway's own refusals in the sandbox's envelope: a number already used is a state (409 / -24), an unknown store 404 / -10, any other a validation (400 / -20).
+      const again = await t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: 'T'.repeat(64), MOBILE_NO: '021234567' });
+      assert.deepEqual([again.status, again.body.result_code], [409, -24], JSON.stringify(again.body));
+      assert.match(again.body.result_msg, /^TRANS_SEQNO: /);
+      const unknown = await t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: seqNo('TERM'), STORE_CODE: 'NO-SUCH-STORE' });
+      assert.deepEqual([unknown.status, unknown.body.result_code, unknown.body.result_msg], [404, -10, 'PLATFORM_CODE, STORE_CODE: unknown platform or store, or the store is not of this platform']);
+      const zero = await t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: seqNo('TERM'), APPROVAL_AMOUNT: '0' });
+      assert.deepEqual([zero.status, zero.body.result_code], [400, -20], JSON.stringify(zero.body));
+      assert.match(zero.body.result_msg, /^APPROVAL_AMOUNT: /);
+      // A failure that is not the gateway's refusal (the database) is a server error, not a refusal of the input.
+      const broken = await withFailingInserts(t.app.sunap.database.db, engine, 'payments', () => t.post('/sandbox/terminal-payments', { ...terminal, TRANS_SEQNO: seqNo('TERM') }));
+      assert.equal(broken.status, 500, JSON.stringify(broken.body));
     });
   });
 
