@@ -147,21 +147,6 @@ forEachEngine('gateway console repository', (engine) => {
     assert.deepEqual(await q.searchPayments(h.db, s, { q: '01055556666' }, { limit: 1 }).then(ids), [rows[3]!.id]);
   });
 
-  test('newestFirst: each row once, newer first, at one instant the greater id first, at most the limit', () => {
-    const r = (id: string | number, created_at: number) => ({ id, created_at });
-    assert.deepEqual(q.newestFirst([r('a', 1), r('b', 3), r('a', 1), r('c', 2)], 10), [r('b', 3), r('c', 2), r('a', 1)]);
-    assert.deepEqual(q.newestFirst([r('a', 5), r('c', 5), r('b', 5)], 10), [r('c', 5), r('b', 5), r('a', 5)]);
-    assert.deepEqual(q.newestFirst([r(1, 5), r(3, 5), r(2, 5), r(3, 5)], 2), [r(3, 5), r(2, 5)]);
-    assert.deepEqual(q.newestFirst([r('a', 1)], 0), []);
-    // Any rows, in any order, with repeats and many ties: the same as sorting the distinct rows by (created_at, id), descending.
-    const row = fc.record({ id: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), created_at: fc.integer({ min: 0, max: 3 }) });
-    fc.assert(fc.property(fc.array(row, { maxLength: 80 }), fc.integer({ min: 0, max: 90 }), (rows, limit) => {
-      const firsts = rows.filter((x, i) => rows.findIndex((y) => y.id === x.id) === i);
-      const expected = [...firsts].sort((x, y) => y.created_at - x.created_at || (y.id > x.id ? 1 : y.id < x.id ? -1 : 0)).slice(0, limit);
-      assert.deepEqual(q.newestFirst(rows, limit), expected);
-    }), { numRuns: 300 });
-  });
-
   test('a payment\'s attempts oldest first (ties by id), its CALLBACK attempts only, its callback job', async () => {
     const [s] = await stores();
     const [p, p2] = await insert([paymentRow(s, 0), paymentRow(s, 1)]);
@@ -322,6 +307,21 @@ forEachEngine('gateway console repository', (engine) => {
     assert.equal((await c.store(s))?.code, s.storeCode);
     assert.equal(await c.store({ platformCode: 'PGC-ELSEWHERE', storeCode: s.storeCode }), undefined);
   });
+});
+
+test('newestFirst: each row once, newer first, at one instant the greater id first, at most the limit', () => {
+  const r = (id: string | number, created_at: number) => ({ id, created_at });
+  assert.deepEqual(q.newestFirst([r('a', 1), r('b', 3), r('a', 1), r('c', 2)], 10), [r('b', 3), r('c', 2), r('a', 1)]);
+  assert.deepEqual(q.newestFirst([r('a', 5), r('c', 5), r('b', 5)], 10), [r('c', 5), r('b', 5), r('a', 5)]);
+  assert.deepEqual(q.newestFirst([r(1, 5), r(3, 5), r(2, 5), r(3, 5)], 2), [r(3, 5), r(2, 5)]);
+  assert.deepEqual(q.newestFirst([r('a', 1)], 0), []);
+  // Any rows, in any order, with repeats and many ties: the same as sorting the distinct rows by (created_at, id), descending.
+  const row = fc.record({ id: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789'), created_at: fc.integer({ min: 0, max: 3 }) });
+  fc.assert(fc.property(fc.array(row, { maxLength: 80 }), fc.integer({ min: 0, max: 90 }), (rows, limit) => {
+    const firsts = rows.filter((x, i) => rows.findIndex((y) => y.id === x.id) === i);
+    const expected = [...firsts].sort((x, y) => y.created_at - x.created_at || (y.id > x.id ? 1 : y.id < x.id ? -1 : 0)).slice(0, limit);
+    assert.deepEqual(q.newestFirst(rows, limit), expected);
+  }), { numRuns: 300 });
 });
 
 test('maskedCard: the first six and the last four digits, or nothing without both', () => {

@@ -70,7 +70,7 @@ export function withDatabase(engine: Engine): DatabaseHandle {
  * Makes every INSERT into `table` fail with "simulated write failure" (as a full disk would),
  * on either engine, while `fn` runs; the trigger is gone again afterwards, whatever `fn` did.
  */
-export async function withFailingInserts<T>(db: Kysely<Database>, engine: Engine, table: 'payments' | 'payment_attempts' | 'platforms' | 'stores' | 'accounts', fn: () => Promise<T>): Promise<T> {
+export async function withFailingInserts<T>(db: Kysely<Database>, engine: Engine, table: keyof Database, fn: () => Promise<T>): Promise<T> {
   const name = sql.raw(`${table}_fail`);
   if (engine === 'sqlite') {
     await sql`create trigger ${name} before insert on ${sql.table(table)} begin select raise(abort, 'simulated write failure'); end`.execute(db);
