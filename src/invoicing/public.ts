@@ -85,7 +85,7 @@ export async function lookupPublicInvoice(db: Kysely<Database>, gateway: Gateway
 const Time = Type.String({ description: "yyyy-MM-dd'T'HH:mm:ss, KST", examples: ['2026-11-22T14:30:05'] });
 
 export const PublicInvoiceSchema = Type.Object({
-  transSeqNo: Type.String({ examples: ['INVK3M2Q7D9XW4T6P8R5S1V0Z2A'] }),
+  transSeqNo: Type.String({ examples: ['INV43TZLMJM2U7HMVSZXJNLQTCM'] }),
   status: Type.Union(INVOICE_STATUSES.map((s) => Type.Literal(s))),
   paymentUrl: Nullable(Type.String({ description: 'The payment page link (REDIRECT_URL); null until the payment is issued' })),
   corpName: Type.String(),
