@@ -220,6 +220,83 @@ forEachEngine('gateway API', (engine) => {
     });
   }
 
+  // Each limit of requestPayment on both sides: the value at the limit is accepted, one past it is
+  // refused with the field and the words that say how to fix it (docs/reference.md, "Limits").
+  const item = (over: Record<string, unknown> = {}) => ({ name: '수강료', unitPrice: 1000, ...over });
+  const createEdges: [string, Record<string, unknown>, Record<string, unknown>, string][] = [
+    ['PAY_USER_NAME up to 50', { PAY_USER_NAME: '가'.repeat(50) }, { PAY_USER_NAME: '가'.repeat(51) }, 'PAY_USER_NAME: must be at most 50 characters'],
+    ['PAY_USER_NAME not empty', { PAY_USER_NAME: '가' }, { PAY_USER_NAME: '' }, 'PAY_USER_NAME: must not be empty'],
+    ['REQUEST_REASON up to 100', { REQUEST_REASON: '가'.repeat(100) }, { REQUEST_REASON: '가'.repeat(101) }, 'REQUEST_REASON: must be at most 100 characters'],
+    ['REQUEST_REASON not empty', { REQUEST_REASON: '가' }, { REQUEST_REASON: '' }, 'REQUEST_REASON: must not be empty'],
+    ['INFO_MESSAGE up to 500', { INFO_MESSAGE: '가'.repeat(500) }, { INFO_MESSAGE: '가'.repeat(501) }, 'INFO_MESSAGE: must be at most 500 characters'],
+    ['TEMP_VALUE up to 500', { TEMP_VALUE: 't'.repeat(500) }, { TEMP_VALUE: 't'.repeat(501) }, 'TEMP_VALUE: must be at most 500 characters'],
+    ['USER_ID up to 100', { USER_ID: 'u'.repeat(100) }, { USER_ID: 'u'.repeat(101) }, 'USER_ID: must be at most 100 characters'],
+    ['CONFIRM_URL not empty', { CONFIRM_URL: 'https://a.kr/' }, { CONFIRM_URL: '' }, 'CONFIRM_URL: must not be empty'],
+    ['MOBILE_NO from 10 digits', { MOBILE_NO: '0101234567' }, { MOBILE_NO: '010123456' }, 'MOBILE_NO: must be 10 to 11 digits'],
+    ['APPROVAL_AMOUNT digits only', { APPROVAL_AMOUNT: '1000' }, { APPROVAL_AMOUNT: '1000원' }, 'APPROVAL_AMOUNT: must be a string of 1 to 12 digits'],
+    ['TRANS_AT 14 digits', {}, { TRANS_AT: '2026112214300' }, 'TRANS_AT: must be 14 digits, yyyyMMddHHmmss in KST'],
+    ['API_SIGN hex', {}, { API_SIGN: 'g'.repeat(64) }, 'API_SIGN: must be 64 hex characters'],
+    ['PLATFORM_CODE not empty', {}, { PLATFORM_CODE: '' }, 'PLATFORM_CODE: must not be empty'],
+    ['PLATFORM_CODE up to 64', {}, { PLATFORM_CODE: 'P'.repeat(65) }, 'PLATFORM_CODE: must be at most 64 characters'],
+    ['STORE_CODE not empty', {}, { STORE_CODE: '' }, 'STORE_CODE: must not be empty'],
+    ['STORE_CODE up to 64', {}, { STORE_CODE: 'S'.repeat(65) }, 'STORE_CODE: must be at most 64 characters'],
+    ['orderType BILL or SHOP', { orderType: 'BILL' }, { orderType: 'bill' }, 'orderType: '],
+    ['ITEMS up to 100 lines', { APPROVAL_AMOUNT: '100000', ITEMS: Array.from({ length: 100 }, () => item()) },
+      { APPROVAL_AMOUNT: '101000', ITEMS: Array.from({ length: 101 }, () => item()) }, 'ITEMS: must have at most 100 entries'],
+    ['ITEMS unitPrice from 0', { APPROVAL_AMOUNT: '1000', ITEMS: [item(), item({ unitPrice: 0 })] },
+      { APPROVAL_AMOUNT: '1000', ITEMS: [item(), item({ unitPrice: -1 })] }, 'ITEMS[1].unitPrice: must be at least 0'],
+    ['ITEMS unitPrice up to 999999999999', { APPROVAL_AMOUNT: '999999999999', ITEMS: [item({ unitPrice: 999_999_999_999 })] },
+      { APPROVAL_AMOUNT: '999999999999', ITEMS: [item({ unitPrice: 1_000_000_000_000 })] }, 'ITEMS[0].unitPrice: must be at most 999999999999'],
+    ['ITEMS qty from 1', { APPROVAL_AMOUNT: '1000', ITEMS: [item({ qty: 1 })] }, { APPROVAL_AMOUNT: '1000', ITEMS: [item({ qty: 0 })] }, 'ITEMS[0].qty: must be at least 1'],
+    ['ITEMS qty up to 1000000', { APPROVAL_AMOUNT: '1000000', ITEMS: [item({ unitPrice: 1, qty: 1_000_000 })] },
+      { APPROVAL_AMOUNT: '1000001', ITEMS: [item({ unitPrice: 1, qty: 1_000_001 })] }, 'ITEMS[0].qty: must be at most 1000000'],
+    ['ITEMS discountAmount from 0, AMOUNT named', { APPROVAL_AMOUNT: '900', ITEMS: [item({ discountAmount: 100, discountUnit: 'AMOUNT' })] },
+      { APPROVAL_AMOUNT: '1000', ITEMS: [item({ discountAmount: -1 })] }, 'ITEMS[0].discountAmount: must be at least 0'],
+    ['ITEMS discountUnit AMOUNT or RATE', { APPROVAL_AMOUNT: '900', ITEMS: [item({ discountAmount: 10, discountUnit: 'RATE' })] },
+      { APPROVAL_AMOUNT: '900', ITEMS: [item({ discountAmount: 10, discountUnit: 'PERCENT' })] }, 'ITEMS[0].discountUnit: '],
+    ['ITEMS taxType TAX_ON named', { APPROVAL_AMOUNT: '1000', ITEMS: [item({ taxType: 'TAX_ON' })] },
+      { APPROVAL_AMOUNT: '1000', ITEMS: [item({ taxType: 'VAT' })] }, 'ITEMS[0].taxType: '],
+    ['ITEMS vatRateBps up to 10000', { APPROVAL_AMOUNT: '1000', ITEMS: [item({ vatRateBps: 10_000 })] },
+      { APPROVAL_AMOUNT: '1000', ITEMS: [item({ vatRateBps: 10_001 })] }, 'ITEMS[0].vatRateBps: must be at most 10000'],
+    ['ITEMS vatRateBps from 0', { APPROVAL_AMOUNT: '1000', ITEMS: [item({ vatRateBps: 0 })] },
+      { APPROVAL_AMOUNT: '1000', ITEMS: [item({ vatRateBps: -1 })] }, 'ITEMS[0].vatRateBps: must be at least 0'],
+  ];
+  for (const [name, accepted, refused, msg] of createEdges) {
+    test(`requestPayment's limit, both sides: ${name}`, async () => {
+      const ok = paymentBody(accepted);
+      assert.equal(rd(await t.gw('requestPayment', ok)).RESULT_CODE, '0000', `accepted: ${JSON.stringify(accepted).slice(0, 120)}`);
+      const bad = paymentBody(refused);
+      const r = rd(await t.gw('requestPayment', bad));
+      assert.equal(r.RESULT_CODE, '4002', JSON.stringify(r));
+      if (msg.endsWith(': ')) assert.ok(r.RESULT_MSG.startsWith(msg), r.RESULT_MSG);
+      else assert.equal(r.RESULT_MSG, msg);
+      assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: bad.TRANS_SEQNO })).RESULT_CODE, '4003', 'nothing created');
+    });
+  }
+
+  test('codes of 64 characters pass the field rules and are looked up (4005), not refused as malformed', async () => {
+    for (const over of [{ PLATFORM_CODE: 'P'.repeat(64) }, { STORE_CODE: 'S'.repeat(64) }]) {
+      assert.equal(rd(await t.gw('requestPayment', paymentBody(over))).RESULT_CODE, '4005', JSON.stringify(over).slice(0, 40));
+    }
+  });
+
+  test("requestPaymentCancel's own limits, both sides: the amount's and phone's words, CANCEL_REASON up to 100", async () => {
+    const b = await paid();
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ APPROVAL_AMOUNT: '128,000' }, 'APPROVAL_AMOUNT: must be a string of 1 to 12 digits'],
+      [{ MOBILE_NO: '01012345' }, 'MOBILE_NO: must be 9 to 11 digits'],
+      [{ CANCEL_REASON: '가'.repeat(101) }, 'CANCEL_REASON: must be at most 100 characters'],
+    ];
+    for (const [over, msg] of refusals) {
+      const r = rd(await cancel(b, over));
+      assert.deepEqual([r.RESULT_CODE, r.RESULT_MSG], ['4002', msg]);
+    }
+    assert.equal(rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO })).APPROVE_STATUS, 'APPROVE_COMPLETE');
+    assert.equal(rd(await cancel(b, { CANCEL_REASON: '가'.repeat(100) })).RESULT_CODE, '0000');
+    const after = rd(await t.gw('searchPayment', { TRANS_SEQNO: b.TRANS_SEQNO }));
+    assert.deepEqual([after.APPROVE_STATUS, after.CANCEL_REASON], ['CANCEL_COMPLETE', '가'.repeat(100)]);
+  });
+
   test('MOBILE_NO of 9 digits is accepted on cancel (9–11)', async () => {
     const b = await paid();
     assert.equal(rd(await cancel(b, { MOBILE_NO: '021234567' })).RESULT_CODE, '0000');

@@ -6,6 +6,7 @@ import { AppError } from '../../src/platform/errors.js';
 import { merchantUrlPolicy } from '../../src/platform/urls.js';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
 import { afterEachRead } from '../helpers/db.js';
+import { docExample } from '../helpers/openapi.js';
 import { accountRow, billBody, createOne, ledgerMatches, newAccount, points, waitSent, type Login } from './support.js';
 
 const KST_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
@@ -408,6 +409,33 @@ forEachEngine('invoices', (engine) => {
     const mine = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data;
     assert.equal(mine.bill.status, 'PENDING');
     assert.equal(mine.sendInfo.sendCount, 1);
+  });
+
+  test("/docs' examples of the creation body create an invoice as they are", async () => {
+    const spec = (await t.get('/docs/json')).body;
+    const props = spec.paths['/app/v1/sales/bill'].post.requestBody.content['application/json'].schema.properties;
+    const example = (p: { examples?: unknown[]; example?: unknown }) => {
+      const v = docExample(p);
+      assert.ok(typeof v === 'string' && v.length > 0, JSON.stringify(p).slice(0, 120));
+      return v;
+    };
+    const m = props.members.items.properties;
+    const body = {
+      reason: '12월 수강료', amount: 128000, description: example(props.description), requestId: example(props.requestId), webhookUrl: example(props.webhookUrl),
+      members: [{ studentName: example(m.studentName), studentPhone: example(m.studentPhone) }],
+    };
+    const r = await create(body);
+    assert.equal(r.body.result_code, 0, JSON.stringify(r.body));
+    const made = (await t.get('/app/v1/sales/bill?size=1', a.h)).body.result_data.bills[0];
+    assert.deepEqual([made.requestId, made.receiver], [body.requestId, { name: body.members[0].studentName, phone: body.members[0].studentPhone }]);
+    // The points answer documented field by field, as it comes back.
+    const pointsDoc = spec.paths['/app/v1/points/me'].get.responses['200'].content['application/json'].schema.properties.result_data;
+    const mine = (await t.get('/app/v1/points/me', a.h)).body.result_data;
+    assert.deepEqual([Object.keys(pointsDoc.properties), Object.keys(pointsDoc.properties.costs.properties ?? {})], [Object.keys(mine), Object.keys(mine.costs)]);
+    // The documented refusal is one this call gives, word for word.
+    const no = spec.paths['/app/v1/sales/bill'].post.responses['400'].content['application/json'].schema.properties;
+    const refused = await create(billBody({ members: [{ studentName: '홍길동', studentPhone: '010-1234-5678' }] }));
+    assert.deepEqual([docExample(no.result_code), docExample(no.result_msg)], [refused.body.result_code, refused.body.result_msg]);
   });
 
   test('the routes are documented under Invoicing with the access-token scheme', async () => {

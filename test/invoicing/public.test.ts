@@ -8,6 +8,7 @@ import { escapeHtml } from '../../src/pages/html.js';
 import { kstIso } from '../../src/platform/kst.js';
 import { newId } from '../../src/platform/crypto.js';
 import { forEachEngine, seqNo, type TestApp, withApp } from '../helpers/app.js';
+import { docExample } from '../helpers/openapi.js';
 
 const ITEMS = [
   { name: '피아노 레슨', price: 100000, qty: 1, discountAmount: 0, discountUnit: 'AMOUNT', type: null, amount: 100000 },
@@ -129,8 +130,22 @@ forEachEngine('public invoice lookup and page', (engine) => {
     const op = r.body.paths['/app/v1/sales/public/bill/{transSeqNo}']?.get;
     assert.ok(op, 'the lookup is in the OpenAPI document');
     assert.deepEqual(op.tags, ['Invoicing']);
+    // The number is a documented path parameter, and the description names the answers the tests below see.
+    assert.deepEqual(op.parameters.map((p: { name: string; in: string }) => [p.name, p.in]), [['transSeqNo', 'path']]);
+    assert.ok(op.summary.length > 10, op.summary);
+    assert.match(op.description, /404 with result_code -10/);
+    assert.match(op.description, /60 calls a minute per client address \(429, -29\)/);
     const page = r.body.paths['/pay/{transSeqNo}']?.get;
     assert.ok(page, 'the page is in the OpenAPI document');
+    // The examples look like what the lookup answers: a real number's form, the masking, KST times.
+    const view = op.responses['200'].content['application/json'].schema.properties.result_data.properties;
+    const inv = await makeInvoice(t);
+    const real = (await t.get(`/app/v1/sales/public/bill/${inv.trans_seqno}`)).body.result_data;
+    // (the form invoicing gives its numbers: test/invoicing/bills checks it on created invoices)
+    assert.match(String(docExample(view.transSeqNo)), /^INV[A-Z2-7]{24}$/);
+    assert.equal(docExample(view.receiverPhoneMasked), maskPhone('01012345678'));
+    assert.match(String(docExample(view.issuedAt)), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+    assert.match(real.issuedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
   });
 
   test('page: a pending invoice with its pay button, escaped text, page headers', async () => {

@@ -4,6 +4,7 @@ import { after, afterEach, before, beforeEach, describe, test } from 'node:test'
 import type { Insertable } from 'kysely';
 import type { InvoiceTable } from '../../src/db/schema.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
+import { DeliveryDetailSchema } from '../../src/invoicing/delivery-schemas.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { recordWebhookEvent, WEBHOOK_JOB } from '../../src/invoicing/webhooks.js';
 import { kstIso } from '../../src/platform/kst.js';
@@ -61,6 +62,16 @@ const events = (t: TestApp, invoiceId: number) =>
 const attempts = (t: TestApp, eventId: number) =>
   t.app.sunap.database.db.selectFrom('outbound_attempts').selectAll().where('target', '=', 'WEBHOOK').where('ref_id', '=', String(eventId)).orderBy('attempt_no').execute();
 
+/**
+ * Waits until the worker has let go of the event's job after attempt `n`. The attempt row is
+ * written before the job's next run time, so a test that moves the clock in between would have
+ * the retry scheduled from the moved clock.
+ */
+const settled = (t: TestApp, eventId: number, n: number) => eventually(async () => {
+  const j = await t.app.sunap.database.db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('unique_key', '=', `webhook:${eventId}`).executeTakeFirstOrThrow();
+  return j.attempts === n && j.lease_owner === null;
+}, `attempt ${n} settled`);
+
 test('webhook signature: the published test vector', () => {
   assert.equal(
     webhookSignature('whsec_0123456789abcdef', 1758430800, Buffer.from('{"event":"bill.paid"}')),
@@ -106,6 +117,14 @@ for (const engine of engines) {
         amount: 128000, reason: '11월 수강료', paidAt: kstIso(inv.done_at!), canceledAt: null, occurredAt: r.json.occurredAt,
       });
       assert.match(r.json.occurredAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
+      // The delivery /docs shows as an example is one like this: the same body fields in the same
+      // order, an invoice's number, headers that a real delivery carries, with the body's event.
+      const shown = (DeliveryDetailSchema.examples as { request: { headers: Record<string, string>; body: string } }[])[0]!.request;
+      const shownBody = JSON.parse(shown.body);
+      assert.deepEqual(Object.keys(shownBody), Object.keys(r.json));
+      assert.match(shownBody.transSeqNo, /^INV[A-Z2-7]{24}$/);
+      assert.deepEqual(Object.keys(shown.headers).filter((h) => !(h in r.headers)), [], 'every documented header is sent');
+      assert.deepEqual([shown.headers['content-type'], shown.headers['x-service-event']], [r.headers['content-type'], shownBody.event]);
       const done = await eventually(async () => (await events(t, inv.id)).find((e) => e.status === 'DELIVERED'), 'DELIVERED');
       assert.equal(done.attempts, 1);
       const a = await attempts(t, ev!.id);
@@ -174,6 +193,7 @@ for (const engine of engines) {
       await rx.waitFor(1);
       const [ev] = await events(t, inv.id);
       await eventually(async () => (await attempts(t, ev!.id)).length === 1, 'first attempt recorded');
+      await settled(t, ev!.id, 1);
 
       // Not before its time: half the first delay changes nothing.
       await t.post('/sandbox/clock', { advanceSeconds: 30 });
@@ -181,12 +201,9 @@ for (const engine of engines) {
       assert.equal(rx.received.length, 1);
 
       const delays = [30, 300, 1800, 7200]; // the first one completes the 60 s
-      const jobRow = () => t.app.sunap.database.db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('unique_key', '=', `webhook:${ev!.id}`).executeTakeFirstOrThrow();
       for (let i = 0; i < delays.length; i++) {
         await eventually(async () => (await attempts(t, ev!.id)).length === i + 1, `attempt ${i + 1} recorded`);
-        // The attempt row is written before the job's next run time: move the clock only once
-        // the worker has let go of the job, or the retry would be scheduled from the moved clock.
-        await eventually(async () => { const j = await jobRow(); return j.attempts === i + 1 && j.lease_owner === null; }, `attempt ${i + 1} settled`);
+        await settled(t, ev!.id, i + 1);
         const r = await t.post('/sandbox/clock', { advanceSeconds: delays[i] });
         assert.equal(r.status, 200);
         await rx.waitFor(i + 2);
@@ -219,6 +236,7 @@ for (const engine of engines) {
       assert.match(first.error ?? '', /redirect/);
       assert.equal(rx.received.length, 1);
       assert.equal((await events(t, inv.id))[0]!.status, 'PENDING');
+      await settled(t, ev!.id, 1);
       await t.post('/sandbox/clock', { advanceSeconds: 60 });
       await rx.waitFor(2);
       const done = await eventually(async () => (await events(t, inv.id)).find((e) => e.status === 'DELIVERED'), 'DELIVERED');

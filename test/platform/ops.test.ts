@@ -1,10 +1,43 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
+import { Kind, Type, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import * as gatewaySchemas from '../../src/gateway/schemas.js';
+import * as deliverySchemas from '../../src/invoicing/delivery-schemas.js';
+import { PublicInvoiceSchema } from '../../src/invoicing/public.js';
+import * as invoicingSchemas from '../../src/invoicing/schemas.js';
 import { JOBS } from '../../src/app.js';
-import { forEachEngine, freePort, paymentBody, startApp, withApp } from '../helpers/app.js';
+import { PAYMENT_STATES } from '../../src/gateway/payment-state.js';
+import { forEachEngine, freePort, paymentBody, seqNo, startApp, withApp } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { docExample } from '../helpers/openapi.js';
+
+test('every example in the interfaces\' schemas is valid for the schema it illustrates (what /docs shows can be sent or is what comes back)', () => {
+  const seen = new Set<unknown>();
+  let examples = 0;
+  const walk = (schema: unknown, path: string): void => {
+    if (schema === null || typeof schema !== 'object' || seen.has(schema)) return;
+    seen.add(schema);
+    const s = schema as TSchema & { examples?: unknown[]; properties?: Record<string, unknown>; items?: unknown; anyOf?: unknown[] };
+    if (Kind in s && Array.isArray(s.examples)) {
+      for (const ex of s.examples) {
+        examples++;
+        assert.ok(Value.Check(s, ex), `${path}: the example ${JSON.stringify(ex).slice(0, 80)} → ${[...Value.Errors(s, ex)].map((e) => `${e.path} ${e.message}`).join('; ')}`);
+      }
+    }
+    for (const [k, sub] of Object.entries(s.properties ?? {})) walk(sub, `${path}.${k}`);
+    walk(s.items, `${path}[]`);
+    for (const branch of s.anyOf ?? []) walk(branch, path);
+  };
+  for (const [name, value] of Object.entries({ ...gatewaySchemas, ...invoicingSchemas, ...deliverySchemas, PublicInvoiceSchema })) walk(value, name);
+  walk(gatewaySchemas.gatewayEnvelopeSchema(Type.Object({})), 'gatewayEnvelopeSchema');
+  walk(invoicingSchemas.Envelope(Type.Object({})), 'Envelope');
+  assert.ok(examples >= 40, `${examples} examples checked`);
+});
 
 forEachEngine('operations', (engine) => {
   const t = withApp(engine);
@@ -74,8 +107,63 @@ forEachEngine('operations', (engine) => {
     }
     // The sandbox pay call shows the default card and a lump sum as its examples.
     const pay = doc.paths['/sandbox/payments/{TRANS_SEQNO}/pay'].post.requestBody.content['application/json'].schema.properties;
-    const example = (p: { examples?: unknown[]; example?: unknown }) => p.examples?.[0] ?? p.example;
-    assert.deepEqual([example(pay.cardNumber), example(pay.installmentMonth)], ['4242424242424242', '00']);
+    assert.deepEqual([docExample(pay.cardNumber), docExample(pay.installmentMonth)], ['4242424242424242', '00']);
+  });
+
+  test("/docs' gateway examples are a call that works and the answers Sunap gives; the descriptions point at sections that exist", async () => {
+    const doc = (await t.get('/docs/json')).body;
+    const op = doc.paths['/api/requestPayment'].post;
+    const schema = op.requestBody.content['application/json'].schema;
+    // Every required field shows an example, so a newcomer can copy a whole body.
+    const body: Record<string, unknown> = {};
+    for (const k of schema.required as string[]) {
+      body[k] = docExample(schema.properties[k]);
+      assert.equal(typeof body[k], 'string', `${k} has an example`);
+      assert.ok((body[k] as string).length > 0, `${k}'s example is not empty`);
+    }
+    for (const k of ['RETURN_URL', 'TEMP_VALUE']) {
+      body[k] = docExample(schema.properties[k]);
+      assert.ok(typeof body[k] === 'string' && body[k].length > 0, `${k} has an example`);
+    }
+    // TRANS_AT's description names the window's variable and the window this server applies.
+    const window = /within (SUNAP_\w+) \((\d+)\)/.exec(schema.properties.TRANS_AT.description);
+    assert.deepEqual(window?.slice(1), ['SUNAP_SIGN_MAX_SKEW_SECONDS', String(t.app.sunap.config.signMaxSkewSeconds)]);
+    // API_SIGN's example is the signature of the other examples with the key its description names.
+    const sign = schema.properties.API_SIGN;
+    const key = /with the API key (\S+?)\.?$/.exec(sign.description)?.[1];
+    assert.ok(key, sign.description);
+    const signed = createHash('sha256').update(`${body.TRANS_SEQNO}${body.PLATFORM_CODE}${body.STORE_CODE}${body.TRANS_AT}${key}`).digest('hex');
+    assert.equal(body.API_SIGN, signed);
+    // The same body, with this server's store, a fresh number and the time now, is accepted as it is.
+    const mine: Record<string, unknown> = { ...body, TRANS_SEQNO: seqNo() };
+    delete mine.PLATFORM_CODE; delete mine.STORE_CODE; delete mine.TRANS_AT; delete mine.API_SIGN;
+    const made = await t.gw('requestPayment', mine);
+    assert.equal(made.body.result_data.RESULT_CODE, '0000', JSON.stringify(made.body));
+    // The documented success and refusal are what Sunap answers, field by field.
+    const ok = op.responses['200'].content['application/json'].schema.properties;
+    assert.deepEqual([docExample(ok.result_code), docExample(ok.result_msg), docExample(ok.result_data.properties.RESULT_CODE), docExample(ok.result_data.properties.RESULT_MSG)],
+      [made.body.result_code, made.body.result_msg, made.body.result_data.RESULT_CODE, made.body.result_data.RESULT_MSG]);
+    const refused = await t.post('/api/requestPayment', 'null');
+    assert.equal(refused.status, 400);
+    for (const path of ['/api/requestPayment', '/api/searchPayment', '/api/requestPaymentCancel']) {
+      const no = doc.paths[path].post.responses['400'].content['application/json'].schema.properties;
+      assert.deepEqual([docExample(no.result_code), docExample(no.result_msg), docExample(no.result_data.properties.RESULT_CODE), docExample(no.result_data.properties.RESULT_MSG)],
+        [refused.body.result_code, refused.body.result_msg, refused.body.result_data.RESULT_CODE, refused.body.result_data.RESULT_MSG], path);
+    }
+    // APPROVE_STATUS names every state a payment can be in; RESULT_CODE and API_SIGN send the reader to sections of docs/reference.md that exist.
+    const record = doc.paths['/api/searchPayment'].post.responses['200'].content['application/json'].schema.properties.result_data.properties;
+    for (const state of PAYMENT_STATES) assert.ok(record.APPROVE_STATUS.description.includes(state), state);
+    const headings = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'reference.md'), 'utf8').split('\n').filter((l) => l.startsWith('#'));
+    for (const description of [record.RESULT_CODE.description, sign.description]) {
+      const section = /docs\/reference\.md, "([^"]+)"/.exec(description)?.[1];
+      assert.ok(section && headings.some((h) => h.includes(section)), `${description} → a heading of docs/reference.md`);
+    }
+    // CONFIRM_URL's description gives its length limit and the code past it, as the service applies them.
+    const confirm = /at most (\d+) characters \(longer: (\d{4})\)/.exec(schema.properties.CONFIRM_URL.description);
+    assert.ok(confirm, schema.properties.CONFIRM_URL.description);
+    const url = (n: number) => 'https://shop.example.com/' + 'c'.repeat(n - 'https://shop.example.com/'.length);
+    assert.equal((await t.gw('requestPayment', paymentBody({ CONFIRM_URL: url(Number(confirm[1])) }))).body.result_data.RESULT_CODE, '0000');
+    assert.equal((await t.gw('requestPayment', paymentBody({ CONFIRM_URL: url(Number(confirm[1]) + 1) }))).body.result_data.RESULT_CODE, confirm[2]);
   });
 
   test('logs never hold the API key, the signature, a card number or the page token', async () => {
