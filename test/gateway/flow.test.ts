@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { paymentBody, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
+import { jobSettled } from '../helpers/jobs.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -76,10 +77,12 @@ for (const engine of engines) {
       // Not yet due: nothing more arrives without the clock moving.
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(rx.received.length, n + 1);
+      await jobSettled(t.app.sunap.database.db, `callback:${p.id}`, 1);
       assert.equal((await t.post('/sandbox/clock', { advanceSeconds: 10 })).status, 200);
       await rx.waitFor(n + 2);
       // The 302 is a failure and is not followed.
       await eventually(async () => (await attempts(p.id)).length === 2, 'second attempt recorded');
+      await jobSettled(t.app.sunap.database.db, `callback:${p.id}`, 2);
       assert.equal((await t.post('/sandbox/clock', { advanceSeconds: 60 })).status, 200);
       await rx.waitFor(n + 3);
       const rows = await eventually(async () => {

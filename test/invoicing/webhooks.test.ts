@@ -11,6 +11,7 @@ import { kstIso } from '../../src/platform/kst.js';
 import { newId, webhookSignature, type SecretBox } from '../../src/platform/crypto.js';
 import { seqNo, startApp, type TestApp } from '../helpers/app.js';
 import { engines } from '../helpers/db.js';
+import { jobSettled } from '../helpers/jobs.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -62,15 +63,7 @@ const events = (t: TestApp, invoiceId: number) =>
 const attempts = (t: TestApp, eventId: number) =>
   t.app.sunap.database.db.selectFrom('outbound_attempts').selectAll().where('target', '=', 'WEBHOOK').where('ref_id', '=', String(eventId)).orderBy('attempt_no').execute();
 
-/**
- * Waits until the worker has let go of the event's job after attempt `n`. The attempt row is
- * written before the job's next run time, so a test that moves the clock in between would have
- * the retry scheduled from the moved clock.
- */
-const settled = (t: TestApp, eventId: number, n: number) => eventually(async () => {
-  const j = await t.app.sunap.database.db.selectFrom('jobs').select(['attempts', 'lease_owner']).where('unique_key', '=', `webhook:${eventId}`).executeTakeFirstOrThrow();
-  return j.attempts === n && j.lease_owner === null;
-}, `attempt ${n} settled`);
+const settled = (t: TestApp, eventId: number, n: number) => jobSettled(t.app.sunap.database.db, `webhook:${eventId}`, n);
 
 test('webhook signature: the published test vector', () => {
   assert.equal(

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { INVOICE_TEMPLATE } from '../../src/invoicing/index.js';
 import { forEachEngine } from '../helpers/app.js';
+import { jobSettled } from '../helpers/jobs.js';
 import { eventually } from '../helpers/wait.js';
 import { createOne, newAccount, points, waitSent, type Login } from '../invoicing/support.js';
 import { FAKE_SOLAPI } from '../fakes/solapi.js';
@@ -27,6 +28,12 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     return { id, d, send };
   }
   const refresh = async (a: Login, id: string) => (await t.post(`/app/v1/sales/bill/${id}/refresh-status`, {}, a.h)).body.result_data;
+  /** Waits until the send job of a bill (one send) has let go after its first attempt. */
+  const firstSendSettled = async (billId: string) => {
+    const db = t.app.sunap.database.db;
+    const s = await db.selectFrom('sends').innerJoin('invoices', 'invoices.id', 'sends.invoice_id').select('sends.id').where('invoices.unique_id', '=', billId).executeTakeFirstOrThrow();
+    await jobSettled(db, `send:${s.id}`, 1);
+  };
   const ledger = (a: Login, sendId: string) => t.app.sunap.database.db.selectFrom('ledger').select(['kind', 'delta']).where('account_id', '=', a.accountId)
     .where('ref', '=', sendId).orderBy('id').execute();
 
@@ -120,6 +127,7 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     await new Promise((r) => setTimeout(r, LIVE_TIMEOUT_MS + 200));
     const waiting = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data;
     assert.equal(waiting.sendHistories[0].sendResult, 'WAITING', 'the time limit ran out: retried later');
+    await firstSendSettled(id);
     await t.app.sunap.clock.advance(11);
     t.app.sunap.worker.wake();
     const d = await waitSent(t, a, id);
@@ -134,6 +142,7 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     const a = await newAccount(t, { points: 1000 });
     const id = await createOne(t, a, { sendChannel: 'ALIMTALK', members: [{ studentName: '홍길동', studentPhone: '01088887777' }] });
     await eventually(async () => f.solapi.requests.some((r) => r.json?.messages?.[0]?.to === '01088887777'), 'the first request');
+    await firstSendSettled(id);
     await t.app.sunap.clock.advance(11);
     t.app.sunap.worker.wake();
     const d = await waitSent(t, a, id);
