@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { forEachEngine, paymentBody, seqNo, withApp } from '../helpers/app.js';
+import { clearOfKstMidnight, forEachEngine, paymentBody, seqNo, withApp } from '../helpers/app.js';
 import { ConsoleClient, newOwner, textOf } from './support.js';
 
 forEachEngine('console: overview', (engine) => {
   const t = withApp(engine);
 
   test('today\'s and this month\'s paid, cancelled and net; the chart and the calendar; points; failing callbacks', async () => {
+    await clearOfKstMidnight(t);
     const store = await t.addStore();
     const owner = await newOwner(t, { storeCode: store, points: 1234 });
     const c = new ConsoleClient(t);

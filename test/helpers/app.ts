@@ -129,6 +129,17 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
   };
 }
 
+/**
+ * For a test that counts "today" or "this month" (KST) after making what it counts: run just
+ * before midnight KST, the day would turn under it. With less than `withinMs` left of the day,
+ * this moves the sandbox clock just past midnight first.
+ */
+export async function clearOfKstMidnight(t: TestApp, withinMs = 10 * 60_000): Promise<void> {
+  const day = 86_400_000;
+  const left = day - ((t.app.sunap.clock.nowMs() + 9 * 3_600_000) % day);
+  if (left < withinMs) await t.app.sunap.clock.advance(Math.ceil(left / 1000) + 1);
+}
+
 let seq = 0;
 export function seqNo(prefix = 'T'): string {
   return `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { RESEND_FALLBACK_MS, resend } from '../../src/invoicing/resend.js';
 import { SendRunner } from '../../src/invoicing/sends.js';
 import { SandboxMessaging } from '../../src/ports/sandbox-messaging.js';
-import { forEachEngine, withApp } from '../helpers/app.js';
+import { clearOfKstMidnight, forEachEngine, withApp } from '../helpers/app.js';
 import { afterEachRead } from '../helpers/db.js';
 import { captureLog } from '../helpers/log.js';
 import { accountRow, createOne, ledgerMatches, newAccount, points, waitSent } from './support.js';
@@ -291,6 +291,8 @@ forEachEngine('invoice sends and payments', (engine) => {
   });
 
   test('pay → DONE with the payment; cancel (PUT) → CANCELED; a second PUT answers again; summary counts both', async () => {
+    // The summary's default month is the month at its call: the payment's must not have ended.
+    await clearOfKstMidnight(t);
     const a = await newAccount(t, { points: 100 });
     const id = await createOne(t, a, { ...member('01070000011'), webhookUrl: 'https://127.0.0.1:9/hook' });
     const d = await waitSent(t, a, id);

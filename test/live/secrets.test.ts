@@ -64,7 +64,9 @@ forEachEngine('live mode keeps card numbers and secrets out of logs and the data
       assert.ok(!logs.includes(value), `${what} in a log line`);
       assert.ok(!db.includes(value), `${what} in the database`);
     }
-    // The card expiry and birth date of the form, and the Solapi signature's secret, likewise.
-    assert.ok(!logs.includes('"12/39"') && !logs.includes('900101'), 'card form fields in a log line');
+    // The card expiry and birth date of the form, and the Solapi signature's secret, likewise. The
+    // birth date as a whole value only: its six digits turn up by chance inside timestamps and
+    // response times.
+    assert.ok(!logs.includes('"12/39"') && !/(?<![A-Za-z0-9])900101(?![A-Za-z0-9])/.test(logs), 'card form fields in a log line');
   });
 });
