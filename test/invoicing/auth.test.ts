@@ -101,6 +101,29 @@ forEachEngine('invoicing auth', (engine) => {
     assert.equal((await login(a.email, a.password)).body.result_code, 0);
   });
 
+  test('SDK-style nulls on the public routes read as absent: loginType null signs in; a loginType of another value is refused naming it', async () => {
+    const a = await newAccount(t);
+    const ok = await t.post('/app/v1/auth/login', { email: a.email, password: a.password, loginType: null });
+    assert.equal(ok.body.result_code, 0, JSON.stringify(ok.body));
+    const other = await t.post('/app/v1/auth/login', { email: a.email, password: a.password, loginType: 'PHONE' });
+    assert.deepEqual([other.status, other.body.result_code], [400, -20]);
+    assert.match(other.body.result_msg, /^loginType: /);
+    const fresh = await t.post('/app/v1/auth/refresh', { refreshToken: ok.body.result_data.refreshToken });
+    assert.equal(fresh.body.result_code, 0);
+  });
+
+  test('a viewer reads but changes nothing: 403 / -4 naming the account', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    await t.app.sunap.database.db.updateTable('accounts').set({ role: 'viewer' }).where('id', '=', a.accountId).execute();
+    const bill = { reason: '수강료', amount: 1000, members: [{ studentName: '홍길동', studentPhone: '01012345678' }] };
+    const refused = await t.post('/app/v1/sales/bill', bill, a.h);
+    assert.deepEqual([refused.status, refused.body], [403, { result_code: -4, result_msg: 'account: a viewer may only read', result_data: null }]);
+    assert.equal((await t.get('/app/v1/sales/bill', a.h)).body.result_data.totalCount, 0, 'nothing was created');
+    assert.equal((await me(a.token)).body.result_data.balance, 1000, 'no points reserved');
+    await t.app.sunap.database.db.updateTable('accounts').set({ role: 'manager' }).where('id', '=', a.accountId).execute();
+    assert.equal((await t.post('/app/v1/sales/bill', bill, a.h)).body.result_code, 0, 'a manager creates');
+  });
+
   test('an account that may not use invoicing: 403 / -4', async () => {
     const db = t.app.sunap.database.db;
     const email = `disabled-${engine}@example.com`;

@@ -56,6 +56,12 @@ forEachEngine('sign-in throttles hold under concurrency', (engine) => {
       assert.equal(Number(row.attempts), 5, 'five checks in all');
     });
 
+    test('/docs describes no per-address limit when SUNAP_LOGIN_RATE_LIMIT is 0', async () => {
+      const login = (await t.get('/docs/json')).body.paths['/app/v1/auth/login'].post;
+      assert.match(login.description, /lockout that doubles from 30 seconds \(429 \/ -29\)\.$/);
+      assert.doesNotMatch(login.description, /per client address/);
+    });
+
     test('a burst of 30 at a fresh email, spread over two instances: exactly 5 checks, the rest 429', async () => {
       const a = await newAccount(t);
       const burst = await Promise.all(Array.from({ length: 30 }, (_, i) => loginAt(i % 2 ? other.url : t.url, a.email, `guess-${i}`)));
@@ -118,6 +124,11 @@ forEachEngine('sign-in throttles hold under concurrency', (engine) => {
       t = await startApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '5' });
     });
     after(async () => t?.close());
+
+    test('/docs names the per-address limit the server applies', async () => {
+      const login = (await t.get('/docs/json')).body.paths['/app/v1/auth/login'].post;
+      assert.match(login.description, /\(429 \/ -29\)\. At most 5 tries a minute per client address \(429 \/ -29\)\.$/);
+    });
 
     test('X-Forwarded-For is ignored: every spoofed value shares the socket address\'s budget', async () => {
       const codes: number[] = [];
