@@ -148,15 +148,17 @@ forEachEngine('durable jobs', (engine) => {
   test('a crashed worker\'s lease expires and another worker runs the job', async () => {
     const leased = job<null>('test.leased', [1], async () => {});
     await add(leased, null);
-    const a = worker(store, clock, 300);
+    // A lease of one second: B's first look must come while A's lease lives, which a loaded CI
+    // machine could delay past a shorter one.
+    const a = worker(store, clock, 1000);
     a.register(leased, null);
     const claimed = await a.claim(10);
     assert.equal(claimed.length, 1, 'worker A holds it and then "dies"');
-    const b = worker(store, clock, 300);
+    const b = worker(store, clock, 1000);
     let ran = 0;
     b.register(job<null>('test.leased', [1], async () => void ran++), null);
     assert.equal(await b.drain(), 0, 'leased to A');
-    await new Promise((r) => setTimeout(r, 350));
+    await new Promise((r) => setTimeout(r, 1050));
     assert.equal(await b.drain(), 1);
     assert.equal(ran, 1);
     const r = await row('test.leased');
