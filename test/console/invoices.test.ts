@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import { kstMonth } from '../../src/platform/kst.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -132,7 +133,7 @@ forEachEngine('console: invoices', (engine) => {
     assert.equal(names((await c.get(`/console/invoices?q=${encodeURIComponent('검색용 청구')}`)).text).length, 3);
     // The month the three were made in, from a row: the clock may be in the next one by now.
     const made = await db().selectFrom('invoices').select('created_at').where('account_id', '=', owner.accountId).executeTakeFirstOrThrow();
-    const month = new Date(Number(made.created_at) + 9 * 3_600_000).toISOString().slice(0, 7);
+    const month = kstMonth(Number(made.created_at));
     assert.equal(names((await c.get(`/console/invoices?month=${month}`)).text).length, 3);
     assert.equal(names((await c.get('/console/invoices?month=2001-01')).text).length, 0);
 

@@ -97,11 +97,10 @@ forEachEngine('invoicing input limits', (engine) => {
   test('billTemplateId: up to 100 characters it is looked up (an unknown template), past it refused as too long', async () => {
     const looked = await t.post('/app/v1/sales/bill', billBody({ billTemplateId: 'b'.repeat(100) }), a.h);
     assert.equal(looked.status, 400);
-    assert.match(looked.body.result_msg, /^billTemplateId: /);
+    assert.match(looked.body.result_msg, /^billTemplateId: no template b{100} in this account/);
     const long = await t.post('/app/v1/sales/bill', billBody({ billTemplateId: 'b'.repeat(101) }), a.h);
     assert.equal(long.status, 400);
     assert.match(long.body.result_msg, /^billTemplateId: /);
-    assert.match(looked.body.result_msg, /^billTemplateId: no template b{100} in this account/);
     assert.doesNotMatch(long.body.result_msg, /no template/, 'the length is refused before any lookup');
   });
 

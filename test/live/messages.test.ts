@@ -28,12 +28,11 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     return { id, d, send };
   }
   const refresh = async (a: Login, id: string) => (await t.post(`/app/v1/sales/bill/${id}/refresh-status`, {}, a.h)).body.result_data;
+  /** The send of a bill with one recipient. */
+  const sendOf = (billId: string) => t.app.sunap.database.db.selectFrom('sends').innerJoin('invoices', 'invoices.id', 'sends.invoice_id').selectAll('sends')
+    .where('invoices.unique_id', '=', billId).executeTakeFirstOrThrow();
   /** Waits until the send job of a bill (one send) has let go after its first attempt. */
-  const firstSendSettled = async (billId: string) => {
-    const db = t.app.sunap.database.db;
-    const s = await db.selectFrom('sends').innerJoin('invoices', 'invoices.id', 'sends.invoice_id').select('sends.id').where('invoices.unique_id', '=', billId).executeTakeFirstOrThrow();
-    await jobSettled(db, `send:${s.id}`, 1);
-  };
+  const firstSendSettled = async (billId: string) => jobSettled(t.app.sunap.database.db, `send:${(await sendOf(billId)).id}`, 1);
   const ledger = (a: Login, sendId: string) => t.app.sunap.database.db.selectFrom('ledger').select(['kind', 'delta']).where('account_id', '=', a.accountId)
     .where('ref', '=', sendId).orderBy('id').execute();
 
@@ -134,7 +133,7 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     assert.equal(d.sendHistories[0].sendResult, 'SUCCESS');
     const messages = f.solapi.to('01077775555');
     assert.equal(messages.length, 1, 'one message');
-    const send = await t.app.sunap.database.db.selectFrom('sends').selectAll().where('invoice_id', '=', (await t.app.sunap.database.db.selectFrom('invoices').select('id').where('unique_id', '=', id).executeTakeFirstOrThrow()).id).executeTakeFirstOrThrow();
+    const send = await sendOf(id);
     assert.equal(send.provider_message_id, messages[0]!.messageId, 'the message found by its key');
   });
 

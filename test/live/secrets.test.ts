@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { forEachEngine, paymentBody } from '../helpers/app.js';
+import { findWhole } from '../helpers/text.js';
 import { createOne, newAccount, waitSent } from '../invoicing/support.js';
 import { FAKE_SOLAPI } from '../fakes/solapi.js';
 import { LIVE_SECRET_KEY, payOnPage, withFakes, withLiveApp } from './support.js';
@@ -67,6 +68,6 @@ forEachEngine('live mode keeps card numbers and secrets out of logs and the data
     // The card expiry and birth date of the form, and the Solapi signature's secret, likewise. The
     // birth date as a whole value only: its six digits turn up by chance inside timestamps and
     // response times.
-    assert.ok(!logs.includes('"12/39"') && !/(?<![A-Za-z0-9])900101(?![A-Za-z0-9])/.test(logs), 'card form fields in a log line');
+    assert.ok(!logs.includes('"12/39"') && !findWhole(logs, '900101'), 'card form fields in a log line');
   });
 });
