@@ -7,6 +7,7 @@ import type {
 } from '../invoicing/invoice-state.js';
 import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
+import type { CheckoutProcessorId, PayMethod, PayWay, ProcessorId } from '../ports/checkout.js';
 
 /**
  * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
@@ -76,6 +77,20 @@ export interface PaymentTable {
   cancel_amount: number;
   created_at: number;
   updated_at: number;
+  /** 0010: the processor that took the payment (or issued its virtual account); cancels and look-ups go there. */
+  processor: ProcessorId | null;
+  /** 0010: the order id that processor knows the payment by (the attempt that took it). */
+  processor_order: string | null;
+  /** 0010: CARD, EASY_PAY, TRANSFER, VIRTUAL_ACCOUNT or MOBILE_PHONE. */
+  method: PayMethod | null;
+  /** 0010: the virtual account (standard bank code, bank name, number, holder, due); '' and null when none is open. */
+  vbank_code: string;
+  vbank_name: string;
+  vbank_account: string;
+  vbank_holder: string;
+  vbank_due_at: number | null;
+  /** 0010: the account's secret that the processor's deposit notice must carry, sealed. */
+  vbank_secret_sealed: string | null;
 }
 
 export interface PaymentAttemptTable {
@@ -90,6 +105,13 @@ export interface PaymentAttemptTable {
   message: string | null;
   created_at: number;
   closed_at: number | null;
+  /** 0010: the processor the attempt went to, and the method chosen in its window. */
+  processor: ProcessorId | null;
+  method: PayMethod | null;
+  /** 0010: the processor's key the window returned with (Toss paymentKey), kept to confirm again after a crash. */
+  processor_ref: string | null;
+  /** 0010: a cancel's refund account (personal data), sealed, only while the attempt is open. */
+  refund_sealed: string | null;
 }
 
 export interface JobTable {
@@ -381,6 +403,54 @@ export interface RechargeTable {
   credited_at: number | null;
 }
 
+/** A store's own processor settings (0010); without a row the operator's configuration applies. */
+export interface StoreProcessorTable {
+  store_code: string;
+  processor: CheckoutProcessorId;
+  way: PayWay;
+  /** JSON array of PayMethod. */
+  methods: string;
+  updated_at: number;
+}
+
+/** A store's keys for one processor (0010): public parts as JSON, secrets sealed. */
+export interface StoreProcessorKeyTable {
+  store_code: string;
+  processor: CheckoutProcessorId;
+  public_keys: string;
+  secrets_sealed: string;
+  updated_at: number;
+}
+
+export type ProcessorEventOutcome = 'RECEIVED' | 'APPLIED' | 'IGNORED' | 'REFUSED' | 'FAILED';
+
+/** A processor's notice (0010), once per (processor, event_key). */
+export interface ProcessorEventTable {
+  id: string;
+  processor: string;
+  store_code: string | null;
+  event_key: string;
+  event_type: string;
+  order_id: string | null;
+  payment_id: string | null;
+  outcome: ProcessorEventOutcome;
+  detail: string;
+  received_at: number;
+  updated_at: number;
+}
+
+/** The sandbox's window orders (0010), as a processor keeps them. */
+export interface SandboxCheckoutTable {
+  order_id: string;
+  payment_key: string;
+  state: string;
+  method: PayMethod;
+  amount: number;
+  detail: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   platforms: PlatformTable;
   platform_keys: PlatformKeyTable;
@@ -408,4 +478,8 @@ export interface Database {
   audit_log: AuditLogTable;
   bill_templates: BillTemplateTable;
   recharges: RechargeTable;
+  store_processors: StoreProcessorTable;
+  store_processor_keys: StoreProcessorKeyTable;
+  processor_events: ProcessorEventTable;
+  sandbox_checkouts: SandboxCheckoutTable;
 }

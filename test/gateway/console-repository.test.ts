@@ -29,7 +29,7 @@ function paymentRow(s: StoreKey, n: number, over: Partial<Payment> = {}): Paymen
     confirm_url: null, return_display_yn: 'N', return_url: null, temp_value: null, user_id: null, order_type: 'BILL', items_json: null,
     pay_path: 'WEB', approval_number: null, approval_at: null, installment_month: null, issuer_name: null, accepter_name: null,
     method_name: null, card_bin: null, card_last4: null, processor_ref: null, cancel_at: null, cancel_reason: '', cancel_amount: 0,
-    created_at: T + n * MIN, updated_at: T + n * MIN, ...over,
+    created_at: T + n * MIN, updated_at: T + n * MIN, processor: null, processor_order: null, method: null, vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null, ...over,
   };
 }
 
