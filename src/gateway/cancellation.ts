@@ -86,7 +86,8 @@ export async function cancelApproved(ctx: GatewayContext, store: Store, found: P
     if (check(p) === 'DONE') return p;
     const done = await commitCancel(ctx, p, attemptId, await cancelAtProcessor(ctx, p, reason, refund), reason);
     if (done.state !== 'CANCEL_COMPLETE') {
-      throw new GatewayError(C.CANCEL_FAILED, `TRANS_SEQNO: the processor's cancel failed (${done.failure ?? 'no reason given'}); the payment is CANCEL_FAIL, request CANCEL again to retry`);
+      const what = p.method && p.method !== 'CARD' ? 'the processor\'s cancel' : 'the card cancel';
+      throw new GatewayError(C.CANCEL_FAILED, `TRANS_SEQNO: ${what} failed (${done.failure ?? 'no reason given'}); the payment is CANCEL_FAIL, request CANCEL again to retry`);
     }
     return done.payment;
   });
@@ -114,7 +115,7 @@ export async function commitCancel(ctx: GatewayContext, p: Payment, attemptId: s
     await repo.closeAttempt(trx, attemptId, 'FAILED', now, { message: r.message });
     return { payment: updated ?? (await repo.findPaymentById(trx, p.id))!, failure: r.message };
   });
-  if (outcome.payment.state !== 'CANCEL_COMPLETE') ctx.log.warn({ payment: p.id }, 'processor cancel failed');
+  if (outcome.payment.state !== 'CANCEL_COMPLETE') ctx.log.warn({ payment: p.id }, 'card cancel failed');
   return { payment: outcome.payment, state: outcome.payment.state, failure: outcome.failure };
 }
 

@@ -20,7 +20,7 @@ export interface PaymentCursor {
 export type TimelineEntry =
   | { at: number; kind: 'REQUESTED' }
   | { at: number; kind: 'ATTEMPT'; attempt: AttemptKind; status: string; card: string | null; message: string | null; closedAt: number | null; processor: string | null; method: string | null }
-  | { at: number; kind: 'APPROVED'; approvalNumber: string; issuer: string; methodName: string }
+  | { at: number; kind: 'APPROVED'; approvalNumber: string; issuer: string; methodName: string; card: string | null }
   /** A processor's notice about the payment (docs/reference.md, "Processor events"). */
   | { at: number; kind: 'EVENT'; processor: string; type: string; outcome: string; detail: string }
   | { at: number; kind: 'CALLBACK'; attemptNo: number; url: string; statusCode: number | null; error: string | null; durationMs: number }
@@ -80,11 +80,11 @@ export class PaymentsConsole {
         closedAt: a.closed_at === null ? null : Number(a.closed_at), processor: a.processor, method: a.method,
       });
     }
-    for (const e of events) entries.push({ at: Number(e.received_at), kind: 'EVENT', processor: e.processor, type: e.event_type, outcome: e.outcome, detail: e.detail });
-    if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '', methodName: p.method_name ?? '' });
+    if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '', methodName: p.method_name ?? '', card: maskedCard(p.card_bin, p.card_last4) });
     for (const c of callbacks) {
       entries.push({ at: Number(c.created_at), kind: 'CALLBACK', attemptNo: c.attempt_no, url: c.url, statusCode: c.status_code, error: c.error, durationMs: c.duration_ms });
     }
+    for (const e of events) entries.push({ at: Number(e.received_at), kind: 'EVENT', processor: e.processor, type: e.event_type, outcome: e.outcome, detail: e.detail });
     if (p.cancel_at !== null) entries.push({ at: Number(p.cancel_at), kind: 'CANCELED', reason: p.cancel_reason, amount: Number(p.cancel_amount) });
     // Array.prototype.sort is stable (ES2019): at equal times the order above (an approval before its callback) stands.
     entries.sort((x, y) => x.at - y.at);

@@ -36,7 +36,7 @@ export function paymentRecord(p: PaymentView, store: Pick<Store, 'name' | 'ceo_n
  * card's company and instalments. A transfer keeps its bank in issuer_name, which is not a card.
  */
 export function cardPaid(p: Pick<Payment, 'method' | 'issuer_name'>): boolean {
-  return p.method === null || p.method === 'CARD' || (p.method === 'EASY_PAY' && !!p.issuer_name);
+  return p.method == null || p.method === 'CARD' || (p.method === 'EASY_PAY' && !!p.issuer_name);
 }
 
 /** RESULT_MSG handed to RETURN_URL after an approval (the same words as the sandbox pay call). */

@@ -81,7 +81,7 @@ function entry(e: TimelineEntry): SafeHtml {
 <span class="detail">${via}${e.card ? html`${via ? ' · ' : ''}카드 ${e.card}` : ''}${e.message ? html` · ${e.message}` : ''}</span></li>`;
     }
     case 'APPROVED':
-      return html`<li>${t}<span class="what">결제 승인</span><span class="detail">${[e.methodName, e.issuer, e.approvalNumber ? `승인번호 ${e.approvalNumber}` : ''].filter(Boolean).join(' · ')}</span></li>`;
+      return html`<li>${t}<span class="what">결제 승인</span><span class="detail">${[e.methodName, e.issuer, e.card, e.approvalNumber ? `승인번호 ${e.approvalNumber}` : ''].filter(Boolean).join(' · ')}</span></li>`;
     case 'EVENT':
       return html`<li${e.outcome === 'REFUSED' || e.outcome === 'FAILED' ? html` class="bad"` : ''}>${t}<span class="what">결제사 알림 (${e.processor}): ${e.type}</span>
 <span class="detail">${EVENT_OUTCOME[e.outcome] ?? e.outcome}${e.detail ? html` · ${e.detail}` : ''}</span></li>`;
