@@ -9,7 +9,7 @@ import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
 import { consoleRoutes, createConsoleParts } from './console/index.js';
 import {
   createGateway, gatewayRoutes, PaymentsConsole, processorEventRoutes, ProcessorUnavailable, sandboxGatewayRoutes, type CheckoutFactories, type GatewayService,
-  type ProcessorSetup,
+  type ProcessorSetup, type SettingsContext,
 } from './gateway/index.js';
 import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
 import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
@@ -220,6 +220,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(async (scope) => consoleRoutes(scope, {
     gateway, payments: new PaymentsConsole(db), invoicing, ...consoleParts, clock, costs: config.costs, publicUrl: config.publicUrl,
     publicPayPageUrl: config.publicPayPageUrl, sandbox, secureCookies: config.publicUrl.startsWith('https:'), loginRateLimit: config.loginRateLimit,
+    settings: settingsContextOf(config, db, box),
     secretKey: config.secretKey,
   }), { prefix: '/console' });
   // A person who opens the service's address lands in the console.
@@ -300,6 +301,16 @@ export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: 
         return new TossCardProcessor({ secretKey: keys.secretKey, baseUrl: toss.baseUrl, testCode: toss.testCode, timeoutMs: config.outboundTimeoutMs }, log);
       },
     },
+  };
+}
+
+/** What a store's processor settings are checked against: the mode, the operator's processor and which keys the operator configured. */
+export function settingsContextOf(config: Config, db: DatabaseHandle['db'], box: SecretBox): SettingsContext {
+  const c = config.cardProcessor;
+  return {
+    db, box, live: config.mode === 'live',
+    operator: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
+    operatorKeys: c.kind === 'sandbox' ? [] : ['toss'],
   };
 }
 
