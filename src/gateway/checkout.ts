@@ -2,7 +2,7 @@ import { newId } from '../platform/crypto.js';
 import { OutcomeUnknown } from '../ports/card-processor.js';
 import type { CheckoutProcessor, CheckoutProcessorId, CheckoutWindow, PayMethod } from '../ports/checkout.js';
 import { applyResult, ORDER_MESSAGES, type OrderOutcome } from './checkout-commit.js';
-import type { GatewayContext } from './context.js';
+import { sleep, type GatewayContext } from './context.js';
 import { ProcessorUnavailable } from './processors.js';
 import * as repo from './repository.js';
 import type { Attempt, Payment } from './repository.js';
@@ -72,6 +72,24 @@ export async function beginCheckout(ctx: GatewayContext, paymentId: string, meth
   }
 }
 
+/** How long a second return of an order waits for the first one's confirm: 100 looks, 50 ms apart. */
+const SEEN_TRIES = 100;
+
+/**
+ * The same order's return is being confirmed right now (a second tab, a double click): wait
+ * for that confirm to end and show where the payment then stands, confirming nothing.
+ */
+async function seenAfter(ctx: GatewayContext, paymentId: string, orderId: string): Promise<ReturnResult> {
+  let attempt = (await repo.findAttempt(ctx.db, orderId))!;
+  for (let i = 0; attempt.status === 'OPEN' && i < SEEN_TRIES; i++) {
+    await sleep(50);
+    attempt = (await repo.findAttempt(ctx.db, orderId))!;
+  }
+  const payment = (await repo.findPaymentById(ctx.db, paymentId))!;
+  if (attempt.status === 'OPEN') return { outcome: 'BUSY', payment };
+  return { outcome: 'SEEN', payment, attempt };
+}
+
 export type ReturnResult =
   | OrderOutcome
   /** The order is not this payment's (or not a window's): nothing done. */
@@ -89,6 +107,7 @@ export type ReturnResult =
 export async function returnFromWindow(ctx: GatewayContext, paymentId: string, orderId: string, outcome: 'success' | 'fail', query: Record<string, string>): Promise<ReturnResult> {
   const attempt = await repo.findAttempt(ctx.db, orderId);
   if (!attempt || attempt.payment_id !== paymentId || attempt.kind !== 'CHECKOUT' || !attempt.processor) return { outcome: 'UNKNOWN' };
+  if (attempt.status === 'OPEN') return seenAfter(ctx, paymentId, orderId);
   const p = (await repo.findPaymentById(ctx.db, paymentId))!;
   if (attempt.status !== 'WINDOW') return { outcome: 'SEEN', payment: p, attempt };
   const id = attempt.processor as CheckoutProcessorId;
@@ -112,7 +131,7 @@ export async function returnFromWindow(ctx: GatewayContext, paymentId: string, o
     return close('DECLINED', ORDER_MESSAGES.tampered);
   }
   const claim = await claimOrder(ctx, p.id, orderId, 'WINDOW', reading.processorRef);
-  if (claim === 'MOVED') return { outcome: 'SEEN', payment: (await repo.findPaymentById(ctx.db, paymentId))!, attempt: (await repo.findAttempt(ctx.db, orderId))! };
+  if (claim === 'MOVED') return seenAfter(ctx, paymentId, orderId);
   if (claim === 'BUSY') return { outcome: 'BUSY', payment: p };
   try {
     const r = await adapter.confirm({ orderId, processorRef: reading.processorRef, amount: p.amount });

@@ -177,8 +177,14 @@ export async function transition(db: Db, payment: Payment, event: PaymentEvent, 
   return Number(r.numUpdatedRows) === 1 ? ({ ...payment, ...set } as Payment) : undefined;
 }
 
-/** The VBANK fields of a payment whose account closed (or never opened). */
-export const NO_ACCOUNT = { vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null } as const;
+/**
+ * A payment whose account closed (or never opened): the VBANK fields empty, and nothing of the
+ * order that issued it (its processor, method and keys), since no processor took the payment.
+ */
+export const NO_ACCOUNT = {
+  vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null,
+  processor: null, processor_order: null, processor_ref: null, method: null, method_name: null,
+} as const;
 
 /** True when a virtual account is open on the payment. */
 export function accountOpen(p: Pick<Payment, 'state' | 'vbank_account'>): boolean {

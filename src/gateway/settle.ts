@@ -53,7 +53,8 @@ export async function settleOrder(ctx: GatewayContext, orderId: string, why: Set
     throw err;
   }
   const o = { payment: (await repo.findPaymentById(ctx.db, p.id))!, attempt, resting, processor: attempt.processor as CheckoutProcessorId, adapter };
-  return applyResult(ctx, o, r ?? { status: 'PENDING' }, { final: why === 'sweep' });
+  // The sweep's last look, and a return for a payment another order paid, end a window that took nothing.
+  return applyResult(ctx, o, r ?? { status: 'PENDING' }, { final: why === 'sweep' || why === 'return' });
 }
 
 /**

@@ -53,7 +53,7 @@ export function checkoutRoutes(app: App, d: CheckoutRouteDeps): void {
       case 'WINDOW':
         if (r.window.kind === 'redirect') return see(reply, r.window.url);
         {
-          const nonce = randomBytes(18).toString('base64');
+          const nonce = randomBytes(18).toString('base64url');
           const csp = checkoutCsp(nonce, r.window.hosts, formTargets(f.found.payment));
           return reply.code(200).headers(pageHeaders([], csp)).send(renderScriptWindow(f.ctx, r.window, nonce, back));
         }

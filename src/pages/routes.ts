@@ -142,5 +142,12 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
   });
 
   checkoutRoutes(app, { gateway, paths, sandbox, page, notFound, showPayment });
-  if (deps.sandboxWindow) sandboxWindowRoutes(app, { sandbox: deps.sandboxWindow, path: paths.sandboxWindow });
+  if (deps.sandboxWindow) {
+    const formTargetsOf = async (orderId: string) => {
+      const a = await gateway.orderOf(orderId);
+      const p = a && (await gateway.findById(a.payment_id));
+      return p ? formTargets(p) : [];
+    };
+    sandboxWindowRoutes(app, { sandbox: deps.sandboxWindow, path: paths.sandboxWindow, formTargets: formTargetsOf });
+  }
 }

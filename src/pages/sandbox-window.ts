@@ -73,9 +73,13 @@ function closedWindow(): string {
   return renderErrorPage(409, { title: '이 결제창은 닫혔습니다', message: '결제 페이지로 돌아가 결제수단을 다시 선택해 주세요.' });
 }
 
-export function sandboxWindowRoutes(app: App, deps: { sandbox: SandboxCheckout; path: string }): void {
+/**
+ * `formTargets`: the origins the window's form may end at after its redirects (the merchant's
+ * RETURN_URL, which the return sends an approved payment on to), as the card form allows them.
+ */
+export function sandboxWindowRoutes(app: App, deps: { sandbox: SandboxCheckout; path: string; formTargets: (orderId: string) => Promise<string[]> }): void {
   const { sandbox, path } = deps;
-  const page = (reply: FastifyReply, status: number, body: string) => reply.code(status).headers(pageHeaders()).send(body);
+  const page = (reply: FastifyReply, status: number, body: string, targets: string[] = []) => reply.code(status).headers(pageHeaders(targets)).send(body);
   const notFound = (reply: FastifyReply) => page(reply, 404, renderErrorPage(404, { title: '결제창을 찾을 수 없습니다', message: '결제 페이지에서 결제수단을 다시 선택해 주세요.' }));
 
   app.get(path, { schema: { hide: true, querystring: Type.Object({ order: Type.Optional(Type.Unknown()), t: Type.Optional(Type.Unknown()) }) } }, async (req, reply) => {
@@ -84,7 +88,7 @@ export function sandboxWindowRoutes(app: App, deps: { sandbox: SandboxCheckout; 
     const o = await sandbox.order(order);
     if (!o) return notFound(reply);
     if (o.state !== 'OPEN') return page(reply, 409, closedWindow());
-    return page(reply, 200, renderSandboxWindow(o, t, path));
+    return page(reply, 200, renderSandboxWindow(o, t, path), await deps.formTargets(order));
   });
 
   app.post(path, { schema: { hide: true } }, async (req, reply) => {
@@ -102,6 +106,6 @@ export function sandboxWindowRoutes(app: App, deps: { sandbox: SandboxCheckout; 
     };
     const back = await sandbox.play(order, act);
     if (!back) return page(reply, 409, closedWindow());
-    return reply.code(303).headers(pageHeaders()).header('location', back).send();
+    return reply.code(303).headers(pageHeaders(await deps.formTargets(order))).header('location', back).send();
   });
 }
