@@ -61,7 +61,7 @@ export async function doctor(env: Record<string, string | undefined> = process.e
 async function cardProcessorCheck(config: Config, log: ReturnType<typeof createLogger>): Promise<Check> {
   const name = 'card processor';
   const kind = config.cardProcessor.kind;
-  if (kind === 'sandbox') return { name, status: 'ok', detail: 'sandbox: its own window and test cards, nothing is ever charged' };
+  if (kind === 'sandbox') return { name, status: 'ok', detail: 'sandbox card network and window: test cards only, nothing is ever charged' };
   const noDb = null as never;
   let adapter: { checkCredentials?(): Promise<{ ok: boolean; detail: string }> } | null;
   if (kind === 'toss-keyin') adapter = cardProcessorOf(config, noDb, log);
