@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { ACCOUNT_EXPIRY_JOB, WINDOW_SWEEP_MS } from '../../src/gateway/index.js';
 import { kstCompact } from '../../src/platform/kst.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
 import { Receiver, withReceiver } from '../helpers/receiver.js';
@@ -15,6 +16,12 @@ import { eventually } from '../helpers/wait.js';
  */
 const rd = (r: { body: any }) => r.body.result_data;
 const DAY_MS = 86_400_000;
+
+test('an account\'s expiry retries after 1 min, 5 min, 30 min, 2 h and 6 h; a window nobody came back from is looked up after an hour', () => {
+  assert.deepEqual(ACCOUNT_EXPIRY_JOB.backoffSeconds, [60, 300, 1800, 7200, 21600]);
+  assert.equal(ACCOUNT_EXPIRY_JOB.maxAttempts, 6);
+  assert.equal(WINDOW_SWEEP_MS, 3_600_000);
+});
 
 forEachEngine('checkout through the API', (engine) => {
   const rx: Receiver = withReceiver();
@@ -217,6 +224,22 @@ forEachEngine('checkout through the API', (engine) => {
     assert.deepEqual(charged.map((c) => c.order_id), [open.id], 'one charge');
     await callbackOf(seq);
     assert.equal(rx.received.filter((x) => x.json?.TRANS_SEQNO === seq).length, 1);
+  });
+
+  test('a window nobody came back from: left alone for an hour, then looked up and closed (nothing was paid)', async () => {
+    const seq = await create();
+    const p = await payment(seq);
+    const begun = await t.app.sunap.gateway.beginCheckout(p.id, 'CARD');
+    assert.equal(begun.outcome, 'WINDOW');
+    const orderId = (begun as { orderId: string }).orderId;
+    const status = async () => (await db().selectFrom('payment_attempts').select(['status', 'message']).where('id', '=', orderId).executeTakeFirstOrThrow());
+    await t.app.sunap.clock.advance(3599);
+    await t.app.sunap.gateway.reconcileAll();
+    assert.equal((await status()).status, 'WINDOW', 'under an hour: left alone');
+    await t.app.sunap.clock.advance(2);
+    await t.app.sunap.gateway.reconcileAll();
+    assert.deepEqual(await status(), { status: 'ABANDONED', message: '결제창에서 돌아오지 않아 결제하지 않았습니다' });
+    assert.equal((await payment(seq)).state, 'STORE_REQUEST');
   });
 
   test('payments keep the processor that took them: a cancel after the store\'s settings changed goes to it', async () => {
