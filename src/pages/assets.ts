@@ -144,6 +144,8 @@ h3{font-size:1rem;margin:1rem 0 .5rem}
 .choices{list-style:none;margin:0;padding:0;display:grid;gap:.375rem}
 .choices label{display:flex;align-items:center;gap:.625rem;min-height:3rem;padding:.5rem .75rem;border:1.5px solid #c9d2e0;border-radius:10px;font-weight:600;cursor:pointer}
 .card.window{border:2px solid #7a4f01}
+.window-other{margin-top:1.25rem;padding-top:1rem;border-top:1px solid #e3e7ee}
+.nowrap{white-space:nowrap}
 .window-bar{margin:-1.125rem -1rem 1rem;padding:.625rem 1rem;border-radius:12px 12px 0 0;background:#7a4f01;color:#fff;font-weight:800}
 `.trim();
 

@@ -101,6 +101,7 @@ export function checkoutRoutes(app: App, d: CheckoutRouteDeps): void {
         // A reload of a return already handled: the payment as it stands, and why that order did not pay.
         if (r.payment.state !== 'STORE_REQUEST' || r.payment.vbank_account) return see(reply, back);
         const ended = r.attempt.status === 'DECLINED' || r.attempt.status === 'ABANDONED' ? r.attempt.message : null;
+        if (ended === '결제를 취소했습니다') return d.showPayment(reply, { ...ctx, payment: r.payment }, tid, token, { alert: WINDOW_CLOSED });
         return d.showPayment(reply, { ...ctx, payment: r.payment }, tid, token, ended ? { alert: `지난 결제 시도는 결제되지 않았습니다: ${ended}.` } : {});
       }
     }

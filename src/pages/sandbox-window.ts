@@ -35,7 +35,7 @@ ${BANKS.map((b) => html`<option value="${b.code}"${b.code === '088' ? html` sele
   switch (o.method) {
     case 'CARD':
       return html`<fieldset><legend>테스트 카드</legend><ul class="choices">
-${WINDOW_CARDS.map((c, i) => radio('card', c.key, html`${c.label} <span class="muted">…${c.number.slice(-4)}</span>`, i === 0))}</ul></fieldset>
+${WINDOW_CARDS.map((c, i) => radio('card', c.key, html`${c.label} <span class="muted nowrap">…${c.number.slice(-4)}</span>`, i === 0))}</ul></fieldset>
 ${o.amount >= INSTALLMENT_MIN_AMOUNT ? html`<div class="field"><label for="installment">할부</label><select id="installment" name="installment">
 <option value="00" selected>일시불</option>${INSTALLMENT_MONTHS.map((m) => html`<option value="${m}">${installmentLabel(m)}</option>`)}</select></div>` : null}`;
     case 'EASY_PAY':
@@ -61,10 +61,12 @@ export function renderSandboxWindow(o: SandboxOrder, token: string, action: stri
 <input type="hidden" name="order" value="${o.orderId}"><input type="hidden" name="t" value="${token}">
 ${choices(o)}
 <button type="submit" class="btn" name="action" value="approve">${o.method === 'VIRTUAL_ACCOUNT' ? '가상계좌 발급받기' : `${won(o.amount)} 결제 승인`}</button>
+<div class="window-other">
 <div class="field"><label for="reason">거절 사유</label><select id="reason" name="reason">
 ${Object.entries(REFUSALS).map(([code, text]) => html`<option value="${code}">${text}</option>`)}</select></div>
 <div class="actions"><button type="submit" class="btn secondary inline" name="action" value="refuse">결제 거절</button>
 <button type="submit" class="btn secondary inline" name="action" value="close">결제창 닫기</button></div>
+</div>
 </form>`;
   return layout(`샌드박스 결제창 - ${o.detail.storeName}`, body);
 }

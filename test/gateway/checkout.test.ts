@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { ACCOUNT_EXPIRY_JOB, WINDOW_SWEEP_MS } from '../../src/gateway/index.js';
 import { kstCompact } from '../../src/platform/kst.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { docExample } from '../helpers/openapi.js';
 import { Receiver, withReceiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
 
@@ -263,6 +264,30 @@ forEachEngine('checkout through the API', (engine) => {
     const r = await t.post(`/sandbox/payments/${fresh}/pay`, { PLATFORM_CODE: t.platformCode, STORE_CODE: code, method: 'TRANSFER' });
     assert.equal(r.body.approved, true, 'the sandbox pay call still plays the sandbox\'s window (it plays the customer)');
     assert.equal((await byCode(fresh)).processor, 'sandbox');
+  });
+
+  test('/docs documents the methods, the refund account, the VBANK fields, the sandbox\'s deposit and the processor events, with examples', async () => {
+    const doc = (await t.get('/docs/json')).body;
+    const pay = doc.paths['/sandbox/payments/{TRANS_SEQNO}/pay'].post;
+    const props = pay.requestBody.content['application/json'].schema.properties;
+    assert.deepEqual(props.method.anyOf.map((x: { const?: string; enum?: string[] }) => x.const ?? x.enum?.[0]), ['CARD', 'EASY_PAY', 'TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE_PHONE']);
+    assert.deepEqual([docExample(props.method), docExample(props.easyPay)], ['CARD', '토스페이']);
+    assert.ok(Object.keys(pay.responses['200'].content['application/json'].schema.properties).includes('VBANK_DUE'));
+    for (const path of ['/sandbox/payments/{TRANS_SEQNO}/deposit', '/sandbox/payments/{TRANS_SEQNO}/dashboard-cancel']) {
+      assert.deepEqual(doc.paths[path].post.tags, ['Sandbox'], path);
+      assert.ok(doc.paths[path].post.description.length > 40, path);
+    }
+    const cancelBody = doc.paths['/api/requestPaymentCancel'].post.requestBody.content['application/json'].schema.properties;
+    assert.deepEqual(['REFUND_BANK_CODE', 'REFUND_ACCOUNT_NO', 'REFUND_HOLDER_NAME'].map((k) => docExample(cancelBody[k])), ['088', '110123456789', '홍길동']);
+    assert.match(cancelBody.REFUND_BANK_CODE.description, /4010/);
+    const record = doc.paths['/api/searchPayment'].post.responses['200'].content['application/json'].schema.properties.result_data.properties;
+    assert.deepEqual(['VBANK_NAME', 'VBANK_ACCOUNT', 'VBANK_HOLDER', 'VBANK_DUE'].map((k) => docExample(record[k])), ['신한은행', '56211234567890', '행복 피아노 학원', '20261129143005']);
+    for (const path of ['/processor-events/{processor}', '/processor-events/{processor}/{storeCode}']) {
+      const op = doc.paths[path].post;
+      assert.deepEqual(op.tags, ['Processors'], path);
+      assert.deepEqual(Object.keys(op.responses).sort(), ['200', '401', '404', '500'], path);
+      assert.match(op.description, /never what the body says/, path);
+    }
   });
 
   test('a payment cancelled in the processor\'s own dashboard: CANCEL_COMPLETE by a look-up, with what a cancel causes', async () => {
