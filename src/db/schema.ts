@@ -7,7 +7,10 @@ import type {
 } from '../invoicing/invoice-state.js';
 import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
-import type { CheckoutProcessorId, PayMethod, PayWay, ProcessorId } from '../ports/checkout.js';
+import type { PayMethod, ProcessorId } from '../ports/checkout.js';
+import type { ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
+
+export type { ProcessorEventOutcome, ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
 
 /**
  * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
@@ -401,54 +404,6 @@ export interface RechargeTable {
   status: RechargeStatus;
   created_at: number;
   credited_at: number | null;
-}
-
-/** A store's own processor settings (0010); without a row the operator's configuration applies. */
-export interface StoreProcessorTable {
-  store_code: string;
-  processor: CheckoutProcessorId;
-  way: PayWay;
-  /** JSON array of PayMethod. */
-  methods: string;
-  updated_at: number;
-}
-
-/** A store's keys for one processor (0010): public parts as JSON, secrets sealed. */
-export interface StoreProcessorKeyTable {
-  store_code: string;
-  processor: CheckoutProcessorId;
-  public_keys: string;
-  secrets_sealed: string;
-  updated_at: number;
-}
-
-export type ProcessorEventOutcome = 'RECEIVED' | 'APPLIED' | 'IGNORED' | 'REFUSED' | 'FAILED';
-
-/** A processor's notice (0010), once per (processor, event_key). */
-export interface ProcessorEventTable {
-  id: string;
-  processor: string;
-  store_code: string | null;
-  event_key: string;
-  event_type: string;
-  order_id: string | null;
-  payment_id: string | null;
-  outcome: ProcessorEventOutcome;
-  detail: string;
-  received_at: number;
-  updated_at: number;
-}
-
-/** The sandbox's window orders (0010), as a processor keeps them. */
-export interface SandboxCheckoutTable {
-  order_id: string;
-  payment_key: string;
-  state: string;
-  method: PayMethod;
-  amount: number;
-  detail: string;
-  created_at: number;
-  updated_at: number;
 }
 
 export interface Database {

@@ -282,7 +282,7 @@ forEachEngine('gateway console repository', (engine) => {
       { at: T, kind: 'REQUESTED' },
       { at: T + 10, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'DECLINED', card: '1234-56**-****-9999', message: '한도 초과', closedAt: T + 11, processor: null, method: null },
       { at: T + 20, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'APPROVED', card: '1234-56**-****-4321', message: null, closedAt: null, processor: null, method: null },
-      { at: T + 20, kind: 'APPROVED', approvalNumber: '30001234', issuer: '신한카드', methodName: '', card: null },
+      { at: T + 20, kind: 'APPROVED', approvalNumber: '30001234', issuer: '신한카드', methodName: '', card: '1234-56**-****-4321' },
       { at: T + 20, kind: 'CALLBACK', attemptNo: 1, url: 'https://shop.example.com/cb', statusCode: null, error: 'timeout', durationMs: 10_000 },
       { at: T + 30, kind: 'CALLBACK', attemptNo: 2, url: 'https://shop.example.com/cb', statusCode: 200, error: null, durationMs: 12 },
       { at: T + 40, kind: 'ATTEMPT', attempt: 'CANCEL', status: 'APPROVED', card: null, message: null, closedAt: T + 41, processor: null, method: null },
