@@ -8,6 +8,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+// better-sqlite3 13 (the embedded database) is a Node-API module for Node 22 and newer; on Node 20
+// it crashes the process with a segmentation fault, so say it plainly before anything loads it.
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+if (nodeMajor < 22) {
+  process.stderr.write(`sunap: Node 22 or newer is needed; this is Node ${process.versions.node}, past its end of life. Install an LTS line (22, 24 or 26): README.md, "Node versions".\n`);
+  process.exit(1);
+}
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The newest mtime under dir, directories included (a removed or renamed source changes its directory's). */

@@ -6,6 +6,11 @@ import { join, relative, resolve } from 'node:path';
 import pg from 'pg';
 import { ensureTestCa } from './fakes/tls.mjs';
 
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  console.error(`npm test needs Node 22 or newer (better-sqlite3 13 crashes on older lines); this is Node ${process.versions.node}. README.md, "Node versions", says how to get one.`);
+  process.exit(1);
+}
+
 const root = resolve(import.meta.dirname, '..');
 const tmp = join(root, '.tmp');
 mkdirSync(tmp, { recursive: true });
