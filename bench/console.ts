@@ -53,7 +53,8 @@ export async function seedPayments(db: Kysely<Database>, opts: { platformCode: s
       installment_month: approved ? '00' : null, issuer_name: approved ? '신한카드' : null, accepter_name: approved ? '신한카드' : null,
       method_name: approved ? '신용카드' : null, card_bin: approved ? '424242' : null, card_last4: approved ? String(1000 + (i % 9000)) : null,
       cancel_at: state === 'CANCEL_COMPLETE' ? created + 120_000 : null, cancel_reason: '', cancel_amount: state === 'CANCEL_COMPLETE' ? 128_000 : 0,
-      created_at: created, updated_at: created,
+      created_at: created, updated_at: created, processor: approved ? 'sandbox' : null, processor_order: null, method: approved ? 'CARD' : null,
+      vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null,
     };
   };
   for (let tx = 0; tx < opts.count; tx += 10_000) {

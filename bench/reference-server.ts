@@ -15,7 +15,7 @@ import { kstCompact, parseKstCompact } from '../src/platform/kst.js';
 
 const SQL = `select s.name as store_name, s.ceo_name, s.biz_reg_num, s.tel, k.key_sealed, p.trans_seqno, p.state, p.mobile_no,
   p.approval_at, p.amount, p.supply_amount, p.tax_charge, p.approval_number, p.installment_month, p.issuer_name,
-  p.accepter_name, p.method_name, p.cancel_at, p.cancel_reason, p.cancel_amount, p.pay_path
+  p.accepter_name, p.method_name, p.cancel_at, p.cancel_reason, p.cancel_amount, p.pay_path, p.vbank_name, p.vbank_account, p.vbank_holder, p.vbank_due_at
 from stores s
 left join platform_keys k on k.platform_code = s.platform_code and (k.retired_at is null or k.retired_at > ?)
 left join payments p on p.platform_code = s.platform_code and p.store_code = s.code and p.trans_seqno = ?
@@ -69,6 +69,7 @@ app.post('/api/searchPayment', async (req) => {
       STORE_NAME: p.store_name, CEO_NAME: p.ceo_name, BIZ_REG_NUM: p.biz_reg_num, STORE_TEL_NUM: p.tel,
       APPROVAL_CANCEL_DATETIME: p.cancel_at !== null ? kstCompact(p.cancel_at) : null,
       CANCEL_REASON: p.cancel_reason, CANCEL_AMOUNT: p.state === 'CANCEL_COMPLETE' ? p.cancel_amount : 0, PAY_PATH: p.pay_path,
+      VBANK_NAME: p.vbank_name, VBANK_ACCOUNT: p.vbank_account, VBANK_HOLDER: p.vbank_holder, VBANK_DUE: p.vbank_due_at !== null ? kstCompact(Number(p.vbank_due_at)) : null,
     },
   };
 });

@@ -7,7 +7,11 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type
 import type { Logger } from 'pino';
 import { migrate, openDatabase, type DatabaseHandle } from './db/index.js';
 import { consoleRoutes, createConsoleParts } from './console/index.js';
-import { createGateway, gatewayRoutes, PaymentsConsole, sandboxGatewayRoutes, type GatewayService } from './gateway/index.js';
+import {
+  createGateway, gatewayRoutes, PaymentsConsole, processorEventRoutes, ProcessorUnavailable, sandboxGatewayRoutes, type CheckoutFactories, type GatewayService,
+  type ProcessorSetup, type SettingsContext,
+} from './gateway/index.js';
+import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
 import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { CALLBACK_JOB } from './gateway/callback.js';
 import { ENDPOINT_JOB } from './gateway/endpoints.js';
@@ -24,17 +28,20 @@ import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
 import { sandboxOutboxRoutes } from './pages/outbox.js';
 import { paymentPagePaths, renderProblem } from './pages/payment-page.js';
 import { pageRoutes } from './pages/routes.js';
+import { sandboxWindowPath } from './pages/sandbox-window.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
 import type { MessagingProvider } from './ports/messaging.js';
 import { SandboxCardProcessor } from './ports/sandbox-card-processor.js';
+import { SandboxCheckout } from './ports/sandbox-checkout.js';
 import { SandboxMessaging } from './ports/sandbox-messaging.js';
 import { SolapiMessaging } from './ports/solapi-messaging.js';
 import { TossCardProcessor } from './ports/toss-card-processor.js';
 import { ServiceClock, type SharedClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { merchantUrlPolicy } from './platform/urls.js';
-import { SecretBox } from './platform/crypto.js';
+import { hmacToken, SecretBox } from './platform/crypto.js';
+import { TOSS_API_URL } from './platform/providers.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
 import { createLogger, lazyRequestLogger } from './platform/logging.js';
@@ -76,7 +83,10 @@ export interface BuildOptions {
   logger?: Logger;
   /** Start the job worker and the reconcile sweep when the server is ready (default true). */
   runJobs?: boolean;
+  /** Every key-in (card-number) processor, for tests that script the card network. */
   processor?: CardProcessor;
+  /** Checkout adapters by processor id, in place of (or besides) the configured ones. */
+  checkout?: CheckoutFactories;
   messaging?: MessagingProvider;
   http?: HttpOut;
   clock?: SharedClock;
@@ -88,7 +98,7 @@ export interface BuildOptions {
  * bench read the definitions' flags from here (which kinds are `housekeeping`) instead of
  * repeating kinds as strings.
  */
-export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB];
+export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB];
 
 const RECONCILE_EVERY_MS = 30_000;
 
@@ -121,10 +131,11 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   worker.register(PRUNE_JOB, { db, clock, retentionDays: config.deliveryRetentionDays, onPruned: (n) => n > 0 && log.info({ pruned: n }, 'old delivery attempts pruned') });
   const wake = () => worker.wake();
   const urlPolicy = merchantUrlPolicy(config.mode);
-  const processor = opts.processor ?? cardProcessorOf(config, db, log);
+  const sandboxCheckout = sandboxCheckoutOf(config, db, clock);
+  const processorSetup = processorSetupOf(config, db, log, { processor: opts.processor, checkout: opts.checkout, sandbox: sandboxCheckout });
   const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
   const gateway = createGateway(db, {
-    clock, box, http, processor, secretKey: config.secretKey,
+    clock, box, http, processorSetup, secretKey: config.secretKey, callLimitMs: operatorCallLimitMs(processorSetup),
     paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
     log, wake, worker, metrics,
   });
@@ -198,7 +209,9 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
-  await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox }));
+  await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox, sandboxWindow: sandbox ? sandboxCheckout : null }));
+  // Encapsulated: the raw-body parser of processors' notices applies to their routes only.
+  await app.register(async (scope) => processorEventRoutes(scope, gateway));
   invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
   publicInvoiceRoutes(app, db, gateway);
   invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
@@ -207,6 +220,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   await app.register(async (scope) => consoleRoutes(scope, {
     gateway, payments: new PaymentsConsole(db), invoicing, ...consoleParts, clock, costs: config.costs, publicUrl: config.publicUrl,
     publicPayPageUrl: config.publicPayPageUrl, sandbox, secureCookies: config.publicUrl.startsWith('https:'), loginRateLimit: config.loginRateLimit,
+    settings: settingsContextOf(config, db, box),
     secretKey: config.secretKey,
   }), { prefix: '/console' });
   // A person who opens the service's address lands in the console.
@@ -257,11 +271,66 @@ function trustProxyOption(t: Config['trustProxy']): false | string[] | ((address
   return t;
 }
 
-/** The configured card processor: Toss in live mode (or to try its test keys), the sandbox network otherwise. */
-export function cardProcessorOf(config: Config, db: DatabaseHandle['db'], log: Logger): CardProcessor {
+/** The sandbox's checkout processor: its window beside the payment page, its address signed under the master key. */
+export function sandboxCheckoutOf(config: Config, db: DatabaseHandle['db'], clock: { nowMs(): number }): SandboxCheckout {
+  return new SandboxCheckout({
+    db, clock, windowPath: sandboxWindowPath(config.paymentPageUrl), tokenKey: Buffer.from(hmacToken(config.secretKey, 'sandbox-window', 'v1', 32), 'base64url'),
+  });
+}
+
+/**
+ * The processors the app can use (src/gateway/processors.ts), one factory per processor id,
+ * and the operator's processor, way and keys. A store's own keys are handed to the same
+ * factories. The live Toss checkout adapter plugs in as `checkout.toss` (docs/architecture.md,
+ * "The checkout port"); until then a store or an operator choosing `toss` is told it is not available.
+ */
+export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: Logger, over: { processor?: CardProcessor; checkout?: CheckoutFactories; sandbox: SandboxCheckout }): ProcessorSetup {
   const c = config.cardProcessor;
-  if (c.kind === 'toss') return new TossCardProcessor({ secretKey: c.secretKey, baseUrl: c.baseUrl, testCode: c.testCode, timeoutMs: config.outboundTimeoutMs }, log);
-  return new SandboxCardProcessor(db);
+  const toss = c.kind === 'sandbox' ? { baseUrl: TOSS_API_URL } : { baseUrl: c.baseUrl, testCode: c.testCode };
+  const sandboxNetwork = new SandboxCardProcessor(db);
+  return {
+    global: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
+    globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } } : {},
+    live: config.mode === 'live',
+    checkout: { sandbox: () => over.sandbox, ...over.checkout },
+    keyIn: {
+      'sandbox-keyin': () => over.processor ?? sandboxNetwork,
+      'toss-keyin': (keys) => {
+        if (over.processor) return over.processor;
+        if (!keys.secretKey) throw new ProcessorUnavailable('toss-keyin: no secret key (SUNAP_TOSS_SECRET_KEY, or the store\'s own: sunap store set-processor)');
+        return new TossCardProcessor({ secretKey: keys.secretKey, baseUrl: toss.baseUrl, testCode: toss.testCode, timeoutMs: config.outboundTimeoutMs }, log);
+      },
+    },
+  };
+}
+
+/** What a store's processor settings are checked against: the mode, the operator's processor and which keys the operator configured. */
+export function settingsContextOf(config: Config, db: DatabaseHandle['db'], box: SecretBox): SettingsContext {
+  const c = config.cardProcessor;
+  return {
+    db, box, live: config.mode === 'live',
+    operator: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
+    operatorKeys: c.kind === 'sandbox' ? [] : ['toss'],
+  };
+}
+
+/** The longest call of the operator's own processor (the reconcile's staleness), when it says. */
+export function operatorCallLimitMs(setup: ProcessorSetup): number | undefined {
+  const { processor, way } = setup.global;
+  const keys = setup.globalKeys[processor] ?? {};
+  try {
+    if (way === 'key-in') return setup.keyIn[`${processor}-keyin` as 'toss-keyin']?.(keys).callLimitMs;
+    return setup.checkout[processor]?.(keys).callLimitMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The operator's key-in processor, for `sunap doctor`'s credential check; null when the operator's way is the window. */
+export function cardProcessorOf(config: Config, db: DatabaseHandle['db'], log: Logger): CardProcessor | null {
+  const c = config.cardProcessor;
+  if (c.kind === 'toss-keyin') return new TossCardProcessor({ secretKey: c.secretKey, baseUrl: c.baseUrl, testCode: c.testCode, timeoutMs: config.outboundTimeoutMs }, log);
+  return c.kind === 'sandbox' ? new SandboxCardProcessor(db) : null;
 }
 
 export function messagingOf(config: Config, db: DatabaseHandle['db'], clock: SharedClock, log: Logger): MessagingProvider {

@@ -26,6 +26,11 @@ const COMMANDS: Record<string, { options: string[]; json: string[] }> = {
   'platform create': { options: ['--name'], json: ['platformCode', 'apiKey'] },
   'platform rotate-key': { options: ['--platform-code', '--grace-seconds'], json: ['platformCode', 'apiKey'] },
   'store create': { options: ['--platform-code', '--name', '--ceo-name', '--biz-reg-num', '--tel', '--no-cat'], json: ['storeCode'] },
+  'store show': { options: ['--store-code'], json: ['storeCode', 'processor', 'way', 'methods', 'source', 'keys', 'secretsSet'] },
+  'store set-processor': {
+    options: ['--store-code', '--processor', '--way', '--methods', '--client-key', '--secret-key', '--api-secret', '--store-id', '--channel-key', '--webhook-secret'], json: [],
+  },
+  'store reset-processor': { options: ['--store-code'], json: [] },
   'account create': { options: ['--email', '--password', '--store-code'], json: ['accountId', 'email', 'storeCode'] },
   'account enable': { options: ['--email'], json: ['email', 'invoicingEnabled'] },
   'account disable': { options: ['--email'], json: ['email', 'invoicingEnabled'] },

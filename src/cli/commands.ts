@@ -3,6 +3,7 @@ import { createAccount, grantPoints, setInvoicingEnabled } from '../invoicing/in
 import type { Options, Values } from './args.js';
 import { doctor, doctorText, type DoctorReport } from './doctor.js';
 import type { Session } from './session.js';
+import { printStore, resetStoreProcessor, setStoreProcessor, showStore } from './store-processor.js';
 
 /** Environment variables a command's help explains; the rest of the configuration is in README.md. */
 export const ENV = {
@@ -13,7 +14,7 @@ export const ENV = {
   HOST: 'listen address (default 127.0.0.1)',
   LOG_LEVEL: 'log level of the JSON log lines: fatal, error, warn, info (default), debug, trace or silent',
   SUNAP_PUBLIC_URL: 'the base of every link Sunap hands out; https in live mode',
-  SUNAP_CARD_PROCESSOR: 'sandbox (default) or toss, with the SUNAP_TOSS_* settings (README.md, Configuration)',
+  SUNAP_CARD_PROCESSOR: 'sandbox (default), toss (Toss Payments\' payment window) or toss-keyin (its card-number API, by contract only), with the SUNAP_TOSS_* settings (README.md, Configuration); a store\'s own processor (sunap store set-processor) comes first',
   SUNAP_MESSAGING_PROVIDER: 'sandbox (default) or solapi, with the SUNAP_SOLAPI_* settings (README.md, Configuration)',
 } as const;
 export type EnvVar = keyof typeof ENV;
@@ -135,6 +136,49 @@ export const commands: readonly Command[] = [
         platformCode: v['platform-code'], name: v.name, ceoName: v['ceo-name'], bizRegNum: v['biz-reg-num'], tel: v.tel, cat: !v['no-cat'],
       });
     },
+  }),
+  command({
+    name: 'store show',
+    summary: 'show a store\'s processor, way (window or key-in), offered methods and keys (secrets are named, never shown)',
+    options: { 'store-code': { type: 'string', required: true, value: 'CODE', description: 'the store' } },
+    env: [...DB, 'SUNAP_SECRET_KEY', 'SUNAP_CARD_PROCESSOR'],
+    json: '{"storeCode", "processor", "way", "methods": [...], "source": "store"|"operator", "keys": [{"processor", "clientKey"?, "storeId"?, "channelKey"?, "secretsSet": [...]}]}',
+    more: 'source is "operator" while the store has no settings of its own: it then takes payments with SUNAP_CARD_PROCESSOR and its keys.',
+    run: async (v, session) => showStore(session, v['store-code']),
+    print: printStore,
+  }),
+  command({
+    name: 'store set-processor',
+    summary: 'set a store\'s own processor, way, offered methods and keys (secrets sealed with SUNAP_SECRET_KEY, never shown again)',
+    options: {
+      'store-code': { type: 'string', required: true, value: 'CODE', description: 'the store' },
+      processor: { type: 'string', value: 'NAME', description: 'sandbox, toss or portone (default: the current one)' },
+      way: { type: 'string', value: 'WAY', description: 'checkout (the processor\'s own window; the default) or key-in (Sunap\'s card form and the card-number API; only with a key-in contract)' },
+      methods: { type: 'string', value: 'LIST', description: 'the methods the payment page offers, comma-separated: CARD, EASY_PAY, TRANSFER, VIRTUAL_ACCOUNT, MOBILE_PHONE (default CARD,EASY_PAY,VIRTUAL_ACCOUNT)' },
+      'client-key': { type: 'string', value: 'KEY', description: 'toss: the client key of the API individual integration (test_ck_… / live_ck_…)' },
+      'secret-key': { type: 'string', value: 'KEY', description: 'toss: the secret key of the same pair (test_sk_… / live_sk_…); sealed, never shown again' },
+      'api-secret': { type: 'string', value: 'SECRET', description: 'portone: the V2 API secret; sealed, never shown again' },
+      'store-id': { type: 'string', value: 'ID', description: 'portone: the store id (store-…)' },
+      'channel-key': { type: 'string', value: 'KEY', description: 'portone: the channel key of the store\'s PG contract (channel-key-…)' },
+      'webhook-secret': { type: 'string', value: 'SECRET', description: 'portone: the webhook secret (whsec_…); sealed, never shown again' },
+    },
+    env: [...DB, 'SUNAP_SECRET_KEY', 'SUNAP_CARD_PROCESSOR'],
+    json: 'the store as `sunap store show --json` prints it after the change',
+    more: 'A key left out keeps its stored value, so a secret is given once. Without keys of its own a store uses the operator\'s (SUNAP_TOSS_*) for the same processor. Payments keep the processor that took them: a later change never moves their cancels and look-ups. A secret on a command line lands in the shell\'s history: pass it from a variable (--secret-key "$TOSS_SECRET_KEY").',
+    run: async (v, session) => setStoreProcessor(session, v['store-code'], {
+      processor: v.processor, way: v.way, methods: v.methods,
+      keys: { clientKey: v['client-key'], secretKey: v['secret-key'], apiSecret: v['api-secret'], storeId: v['store-id'], channelKey: v['channel-key'], webhookSecret: v['webhook-secret'] },
+    }),
+    print: printStore,
+  }),
+  command({
+    name: 'store reset-processor',
+    summary: 'forget a store\'s own processor settings and keys: it takes payments with the operator\'s processor again',
+    options: { 'store-code': { type: 'string', required: true, value: 'CODE', description: 'the store' } },
+    env: [...DB, 'SUNAP_SECRET_KEY', 'SUNAP_CARD_PROCESSOR'],
+    json: 'the store as `sunap store show --json` prints it after the change (source "operator")',
+    run: async (v, session) => resetStoreProcessor(session, v['store-code']),
+    print: printStore,
   }),
   command({
     name: 'account create',

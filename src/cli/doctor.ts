@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
-import { cardProcessorOf, messagingOf } from '../app.js';
+import { cardProcessorOf, messagingOf, processorSetupOf } from '../app.js';
 import { migrationStatus, openDatabase } from '../db/index.js';
 import { ServiceClock } from '../platform/clock.js';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
@@ -44,16 +44,36 @@ export async function doctor(env: Record<string, string | undefined> = process.e
   // Quiet: a refused key is reported on its check line, not as a log line.
   const log = createLogger('silent');
   const noDb = null as never;
-  const processor = config.cardProcessor.kind === 'sandbox' ? null : cardProcessorOf(config, noDb, log);
-  checks.push(processor?.checkCredentials
-    ? { name: 'card processor', ...(await processor.checkCredentials().then((c) => ({ status: c.ok ? 'ok' as const : 'fail' as const, detail: c.detail }))) }
-    : { name: 'card processor', status: 'ok', detail: 'sandbox card network: test cards only, no card is ever charged' });
+  checks.push(await cardProcessorCheck(config, log));
   const messaging = config.messaging.kind === 'sandbox' ? null : messagingOf(config, noDb, new ServiceClock(null), log);
   checks.push(messaging?.checkCredentials
     ? { name: 'messaging', ...(await messaging.checkCredentials().then((c) => ({ status: c.ok ? 'ok' as const : 'fail' as const, detail: c.detail }))) }
     : { name: 'messaging', status: 'ok', detail: 'sandbox provider: messages go to the sandbox outbox, none is sent' });
   checks.push(await publicUrlCheck(config));
   return { ok: checks.every((c) => c.status !== 'fail'), configError: false, checks };
+}
+
+/**
+ * The operator's processor: the sandbox needs nothing; Toss's card-number API and a checkout
+ * adapter prove their keys with a call that changes nothing; a processor this build has no
+ * adapter for fails with what to do.
+ */
+async function cardProcessorCheck(config: Config, log: ReturnType<typeof createLogger>): Promise<Check> {
+  const name = 'card processor';
+  const kind = config.cardProcessor.kind;
+  if (kind === 'sandbox') return { name, status: 'ok', detail: 'sandbox card network and window: test cards only, nothing is ever charged' };
+  const noDb = null as never;
+  let adapter: { checkCredentials?(): Promise<{ ok: boolean; detail: string }> } | null;
+  if (kind === 'toss-keyin') adapter = cardProcessorOf(config, noDb, log);
+  else {
+    const setup = processorSetupOf(config, noDb, log, { sandbox: noDb });
+    const factory = setup.checkout.toss;
+    if (!factory) return { name, status: 'fail', detail: 'toss (the payment window): this build has no Toss checkout adapter; use toss-keyin with a key-in contract, or the sandbox' };
+    adapter = factory(setup.globalKeys.toss ?? {});
+  }
+  if (!adapter?.checkCredentials) return { name, status: 'ok', detail: `${kind}: nothing to prove` };
+  const c = await adapter.checkCredentials();
+  return { name, status: c.ok ? 'ok' : 'fail', detail: c.detail };
 }
 
 async function databaseCheck(config: Config): Promise<Check> {

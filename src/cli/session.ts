@@ -1,9 +1,10 @@
 import { migrate, openDatabase, type DatabaseHandle } from '../db/index.js';
 import { ServiceClock } from '../platform/clock.js';
-import { loadConfig } from '../platform/config.js';
+import { loadConfig, type Config } from '../platform/config.js';
 import { SecretBox } from '../platform/crypto.js';
 
 export interface Opened {
+  config: Config;
   database: DatabaseHandle;
   box: SecretBox;
   clock: ServiceClock;
@@ -32,7 +33,7 @@ export class Session {
     // The sandbox clock may have been moved forward; times the CLI writes follow it as the server's do.
     const clock = new ServiceClock(config.mode === 'sandbox' ? this.database.db : null);
     await clock.refresh();
-    return { database: this.database, box: new SecretBox(config.secretKey), clock, applied };
+    return { config, database: this.database, box: new SecretBox(config.secretKey), clock, applied };
   }
 
   async close(): Promise<void> {

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = {
   'template.delete': '템플릿 삭제',
   'points.recharge': '포인트 충전',
   'store.update': '상점 정보 수정',
+  'store.processor': '결제 설정 변경',
+  'store.processor_reset': '결제 설정 초기화',
   'team.invite': '멤버 초대',
   'team.invite_revoke': '초대 취소',
   'team.join': '초대 수락',

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayService, PaymentsConsole, StoreKey } from '../gateway/index.js';
+import type { GatewayService, PaymentsConsole, SettingsContext, StoreKey } from '../gateway/index.js';
 import type { AccountRole, Costs, Invoicing } from '../invoicing/index.js';
 import { pageHeaders } from '../pages/html.js';
 import { renderErrorPage } from '../pages/error-page.js';
@@ -37,6 +37,8 @@ export interface ConsoleDeps {
   /** The public invoice page's base (SUNAP_PUBLIC_PAY_PAGE_URL): `${it}/<TRANS_SEQNO>`. */
   publicPayPageUrl: string;
   sandbox: boolean;
+  /** A store's processor settings: what they are checked against (mode, the operator's processor and keys). */
+  settings: SettingsContext;
   /** Cookies carry Secure (the console is served over https). */
   secureCookies: boolean;
   loginRateLimit: number;

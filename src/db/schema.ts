@@ -7,6 +7,10 @@ import type {
 } from '../invoicing/invoice-state.js';
 import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
+import type { PayMethod, ProcessorId } from '../ports/checkout.js';
+import type { ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
+
+export type { ProcessorEventOutcome, ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
 
 /**
  * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
@@ -76,6 +80,20 @@ export interface PaymentTable {
   cancel_amount: number;
   created_at: number;
   updated_at: number;
+  /** 0010: the processor that took the payment (or issued its virtual account); cancels and look-ups go there. */
+  processor: ProcessorId | null;
+  /** 0010: the order id that processor knows the payment by (the attempt that took it). */
+  processor_order: string | null;
+  /** 0010: CARD, EASY_PAY, TRANSFER, VIRTUAL_ACCOUNT or MOBILE_PHONE. */
+  method: PayMethod | null;
+  /** 0010: the virtual account (standard bank code, bank name, number, holder, due); '' and null when none is open. */
+  vbank_code: string;
+  vbank_name: string;
+  vbank_account: string;
+  vbank_holder: string;
+  vbank_due_at: number | null;
+  /** 0010: the account's secret that the processor's deposit notice must carry, sealed. */
+  vbank_secret_sealed: string | null;
 }
 
 export interface PaymentAttemptTable {
@@ -90,6 +108,13 @@ export interface PaymentAttemptTable {
   message: string | null;
   created_at: number;
   closed_at: number | null;
+  /** 0010: the processor the attempt went to, and the method chosen in its window. */
+  processor: ProcessorId | null;
+  method: PayMethod | null;
+  /** 0010: the processor's key the window returned with (Toss paymentKey), kept to confirm again after a crash. */
+  processor_ref: string | null;
+  /** 0010: a cancel's refund account (personal data), sealed, only while the attempt is open. */
+  refund_sealed: string | null;
 }
 
 export interface JobTable {
@@ -408,4 +433,8 @@ export interface Database {
   audit_log: AuditLogTable;
   bill_templates: BillTemplateTable;
   recharges: RechargeTable;
+  store_processors: StoreProcessorTable;
+  store_processor_keys: StoreProcessorKeyTable;
+  processor_events: ProcessorEventTable;
+  sandbox_checkouts: SandboxCheckoutTable;
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../platform/clock.js';
 import { kstCompact } from '../platform/kst.js';
 import type { CallbackPayload } from './context.js';
 import { findPaymentById, type Payment } from './repository.js';
+import { cardPaid } from './views.js';
 
 /**
  * The CONFIRM_URL callback (docs/reference.md, "The CONFIRM_URL callback and RETURN_URL"): attempts at once, then 10 s,
@@ -18,7 +19,8 @@ export const CALLBACK_BACKOFF_SECONDS = [10, 60, 300, 1800] as const;
 
 /**
  * The callback body: the approval's facts, with TEMP_VALUE echoed and the ORDER_TYPE branch;
- * txId is PLATFORM_CODE_STORE_CODE_TRANS_SEQNO, as the real service sends it.
+ * txId is PLATFORM_CODE_STORE_CODE_TRANS_SEQNO, as the real service sends it; methodName is
+ * searchPayment's METHOD_NAME, and cardCompany is "" and installment "00" when no card paid.
  */
 export function callbackBody(p: Payment): Record<string, unknown> {
   return {
@@ -31,10 +33,11 @@ export function callbackBody(p: Payment): Record<string, unknown> {
     ORDER_TYPE: p.order_type,
     approvalNumber: p.approval_number ?? '',
     approvalDatetime: p.approval_at !== null ? kstCompact(p.approval_at) : '',
-    cardCompany: p.issuer_name ?? '',
-    installment: p.installment_month ?? '00',
+    cardCompany: cardPaid(p) ? p.issuer_name ?? '' : '',
+    installment: cardPaid(p) ? p.installment_month ?? '00' : '00',
     payerName: p.pay_user_name,
     txId: `${p.platform_code}_${p.store_code}_${p.trans_seqno}`,
+    methodName: p.method_name ?? '',
   };
 }
 

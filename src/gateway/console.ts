@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { GatewayCodes as C, GatewayError } from '../platform/errors.js';
 import * as q from './console-repository.js';
+import { eventsOfPayment } from './events-repository.js';
+import type { AttemptKind } from './payment-state.js';
 import type { PaymentFilter, PaymentListRow, StoreKey } from './console-repository.js';
 import * as repo from './repository.js';
 import type { Payment, Store } from './repository.js';
@@ -17,8 +19,10 @@ export interface PaymentCursor {
 /** One step of a payment's life, for the console's timeline. */
 export type TimelineEntry =
   | { at: number; kind: 'REQUESTED' }
-  | { at: number; kind: 'ATTEMPT'; attempt: 'APPROVE' | 'CANCEL' | 'DELETE'; status: string; card: string | null; message: string | null; closedAt: number | null }
-  | { at: number; kind: 'APPROVED'; approvalNumber: string; issuer: string }
+  | { at: number; kind: 'ATTEMPT'; attempt: AttemptKind; status: string; card: string | null; message: string | null; closedAt: number | null; processor: string | null; method: string | null }
+  | { at: number; kind: 'APPROVED'; approvalNumber: string; issuer: string; methodName: string; card: string | null }
+  /** A processor's notice about the payment (docs/reference.md, "Processor events"). */
+  | { at: number; kind: 'EVENT'; processor: string; type: string; outcome: string; detail: string }
   | { at: number; kind: 'CALLBACK'; attemptNo: number; url: string; statusCode: number | null; error: string | null; durationMs: number }
   | { at: number; kind: 'CANCELED'; reason: string; amount: number };
 
@@ -61,21 +65,26 @@ export class PaymentsConsole {
     return repo.findPayment(this.db, s.platformCode, s.storeCode, transSeqNo);
   }
 
-  /** The payment and its timeline: requested, each card attempt, approved, each callback attempt, cancelled. */
+  /** The payment and its timeline: requested, each attempt (card, window, cancel), each processor notice, approved, each callback attempt, cancelled. */
   async timeline(s: StoreKey, transSeqNo: string) {
     const p = await this.payment(s, transSeqNo);
     if (!p) throw new GatewayError(C.NOT_FOUND_SEARCH, 'TRANS_SEQNO: no such transaction');
     const attempts = await q.attemptsOf(this.db, p.id);
     const callbacks = await q.callbackAttemptsOf(this.db, p.id);
     const job = await q.callbackJobOf(this.db, p.id);
+    const events = await eventsOfPayment(this.db, p.id);
     const entries: TimelineEntry[] = [{ at: Number(p.created_at), kind: 'REQUESTED' }];
     for (const a of attempts) {
-      entries.push({ at: Number(a.created_at), kind: 'ATTEMPT', attempt: a.kind, status: a.status, card: maskedCard(a.card_bin, a.card_last4), message: a.message, closedAt: a.closed_at === null ? null : Number(a.closed_at) });
+      entries.push({
+        at: Number(a.created_at), kind: 'ATTEMPT', attempt: a.kind, status: a.status, card: maskedCard(a.card_bin, a.card_last4), message: a.message,
+        closedAt: a.closed_at === null ? null : Number(a.closed_at), processor: a.processor, method: a.method,
+      });
     }
-    if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '' });
+    if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '', methodName: p.method_name ?? '', card: maskedCard(p.card_bin, p.card_last4) });
     for (const c of callbacks) {
       entries.push({ at: Number(c.created_at), kind: 'CALLBACK', attemptNo: c.attempt_no, url: c.url, statusCode: c.status_code, error: c.error, durationMs: c.duration_ms });
     }
+    for (const e of events) entries.push({ at: Number(e.received_at), kind: 'EVENT', processor: e.processor, type: e.event_type, outcome: e.outcome, detail: e.detail });
     if (p.cancel_at !== null) entries.push({ at: Number(p.cancel_at), kind: 'CANCELED', reason: p.cancel_reason, amount: Number(p.cancel_amount) });
     // Array.prototype.sort is stable (ES2019): at equal times the order above (an approval before its callback) stands.
     entries.sort((x, y) => x.at - y.at);

@@ -1,8 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
-import type { CardProcessor } from '../ports/card-processor.js';
 import type { Clock } from '../platform/clock.js';
+import type { SecretBox } from '../platform/crypto.js';
+import type { ProcessorRegistry } from './processors.js';
 import type { Payment } from './repository.js';
 
 /**
@@ -22,11 +23,14 @@ export interface CallbackPayload {
   manual?: boolean;
 }
 
-/** What the payment operations (approval, cancellation, reconcile) work with. */
+/** What the payment operations (approval, checkout, cancellation, reconcile) work with. */
 export interface GatewayContext {
   db: Kysely<Database>;
   clock: Clock;
-  processor: CardProcessor;
+  /** Which processor a store or a payment goes to, with its keys (src/gateway/processors.ts). */
+  processors: ProcessorRegistry;
+  /** Seals a virtual account's secret and a cancel's refund account. */
+  box: SecretBox;
   log: Logger;
   listeners: readonly PaymentListener[];
   /** Called after a commit that made jobs due, so a worker picks them up at once. */

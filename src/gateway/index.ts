@@ -7,7 +7,10 @@ import type { Database } from '../db/index.js';
 import type { JobWorker } from '../jobs/worker.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { HttpOut } from '../ports/http-out.js';
+import { ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
 import { CALLBACK_JOB } from './callback.js';
+import { ProcessorRegistry, type ProcessorSetup } from './processors.js';
+import { expireAccount } from './settle.js';
 import { ENDPOINT_JOB, endpointListener } from './endpoints.js';
 import { countPaymentsByState, findStoreByCode, type Store } from './repository.js';
 import { GatewayService, type GatewayDeps } from './service.js';
@@ -30,13 +33,30 @@ export { gatewayRoutes, notJsonObject } from './routes.js';
 export { sandboxGatewayRoutes } from './sandbox-routes.js';
 export { GatewayService, type PaymentInput } from './service.js';
 export { STALE_ATTEMPT_MS } from './reconcile.js';
-export { APPROVED_MSG, returnUrlFor } from './views.js';
+export { APPROVED_MSG, cardPaid, returnUrlFor } from './views.js';
+export { ACCOUNT_EXPIRY_BACKOFF_SECONDS, ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
+export { checkedRefund, REFUND_FIELDS } from './cancellation.js';
+export { ACCOUNT_HOURS, CONFIG_MESSAGE, type BeginResult, type ReturnResult } from './checkout.js';
+export { ORDER_MESSAGES, type OrderOutcome } from './checkout-commit.js';
+export { EVENT_BODY_LIMIT, processorEventRoutes } from './event-routes.js';
+export type { EventAnswer } from './processor-events.js';
+export {
+  ProcessorRegistry, ProcessorUnavailable, type CheckoutFactories, type CheckoutFactory, type KeyInFactories, type KeyInFactory, type ProcessorSetup, type StoreWay,
+} from './processors.js';
+export { WINDOW_SWEEP_MS } from './reconcile.js';
+export type { SandboxPayAnswer } from './sandbox-pay.js';
+export type { CloseResult } from './settle.js';
+export {
+  KEY_RULES, resetSettings, setSettings, SettingsProblem, viewSettings, type KeyField, type SettingsContext, type SettingsField, type SettingsInput, type SettingsView,
+} from './store-settings.js';
 
-/** Builds the gateway: its service, its callback and endpoint jobs on the worker, the endpoints' listener, its gauge. */
-export function createGateway(db: Kysely<Database>, deps: GatewayDeps & { http: HttpOut; worker: JobWorker; metrics: Metrics }): GatewayService {
-  const gateway = new GatewayService(db, deps);
+/** Builds the gateway: its service, its processors, its jobs (callback, endpoint webhooks, account expiry) on the worker, the endpoints' listener, its gauge. */
+export function createGateway(db: Kysely<Database>, deps: Omit<GatewayDeps, 'processors'> & { processorSetup: ProcessorSetup; http: HttpOut; worker: JobWorker; metrics: Metrics }): GatewayService {
+  const processors = new ProcessorRegistry(db, deps.box, deps.processorSetup);
+  const gateway = new GatewayService(db, { ...deps, processors });
   deps.worker.register(CALLBACK_JOB, { db, http: deps.http, clock: deps.clock });
   deps.worker.register(ENDPOINT_JOB, { db, http: deps.http, clock: deps.clock, box: deps.box });
+  deps.worker.register(ACCOUNT_EXPIRY_JOB, { expire: (payload) => expireAccount(gateway.context, payload) });
   gateway.addListener(endpointListener());
   deps.metrics.countGauge('sunap_payments', 'Payments by state', 'state', () => countPaymentsByState(db));
   return gateway;

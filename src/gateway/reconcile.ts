@@ -2,14 +2,23 @@ import { commitApproval } from './approval.js';
 import { cancelAtProcessor, commitCancel } from './cancellation.js';
 import type { GatewayContext } from './context.js';
 import { canApply } from './payment-state.js';
+import { ProcessorRegistry } from './processors.js';
 import * as repo from './repository.js';
+import { settleOrder } from './settle.js';
 
 import type { CardProcessor } from '../ports/card-processor.js';
+import type { KeyInProcessorId, RefundAccount } from '../ports/checkout.js';
 
 /** An attempt open this long was left by a dead process (processor calls time out well before). */
 export const STALE_ATTEMPT_MS = 60_000;
 /** Never sooner than this, whatever a processor says of its time limits. */
 const STALE_FLOOR_MS = 10_000;
+/**
+ * A window nobody came back from this long is looked up once by the sweep and, when the
+ * processor holds nothing paid for it, closed (ABANDONED). Toss lets an authenticated payment be
+ * confirmed for 10 minutes and a window stay open for 30; an hour is past both.
+ */
+export const WINDOW_SWEEP_MS = 60 * 60_000;
 
 /**
  * When an open attempt counts as abandoned: three times the longest call the processor's
@@ -24,22 +33,30 @@ export function staleAttemptMs(processor: Pick<CardProcessor, 'callLimitMs'>): n
 /**
  * An attempt left OPEN longer than any processor call takes belongs to a process that died
  * between the processor's answer and our commit. Ask the processor what it did under that
- * idempotency key and finish the job, so the charge is neither lost nor repeated.
+ * idempotency key (a checkout's order id) and finish the job, so the charge is neither lost
+ * nor repeated.
  */
 export async function reconcile(ctx: GatewayContext, paymentId: string): Promise<boolean> {
   const open = await repo.openAttemptOf(ctx.db, paymentId);
   if (!open || ctx.clock.nowMs() - open.created_at < ctx.staleAttemptMs) return false;
   const payment = (await repo.findPaymentById(ctx.db, paymentId))!;
   const now = ctx.clock.nowMs();
-  if (open.kind === 'APPROVE') {
-    const r = await ctx.processor.lookup(open.id);
-    if (r?.outcome === 'APPROVED' && canApply('approve', payment.state)) {
-      await commitApproval(ctx, payment, open.id, r, { card_bin: open.card_bin ?? '', card_last4: open.card_last4 ?? '', installment_month: open.installment_month ?? '00' });
+  if (open.kind === 'CHECKOUT') {
+    await settleOrder(ctx, open.id, 'reconcile');
+  } else if (open.kind === 'APPROVE') {
+    // An attempt made before processors were recorded went to the operator's key-in processor.
+    const way = await ctx.processors.storeWay(payment.store_code);
+    const id = (open.processor ?? ProcessorRegistry.processorIdOf({ processor: way.processor, way: 'key-in' })) as KeyInProcessorId;
+    const keyIn = { id, adapter: await ctx.processors.keyIn(id, payment.store_code) };
+    const r = await keyIn.adapter.lookup(open.id);
+    if (r?.outcome === 'APPROVED' && canApply('approve', payment.state, repo.accountOpen(payment))) {
+      await commitApproval(ctx, payment, open.id, r, { card_bin: open.card_bin ?? '', card_last4: open.card_last4 ?? '', installment_month: open.installment_month ?? '00' }, keyIn);
     } else {
       await repo.closeAttempt(ctx.db, open.id, r ? r.outcome : 'ERROR', now, { message: r ? null : 'abandoned: the processor has no record of it' });
     }
   } else if (open.kind === 'CANCEL' && canApply('cancel', payment.state)) {
-    await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment, ''), '');
+    const refund = open.refund_sealed ? (JSON.parse(ctx.box.open(open.refund_sealed)) as RefundAccount) : null;
+    await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment, '', refund), '');
   } else {
     // DELETE commits its state change and closes its attempt in one transaction: nothing to finish.
     await repo.closeAttempt(ctx.db, open.id, 'SKIPPED', now, { message: 'reconciled' });
@@ -48,11 +65,18 @@ export async function reconcile(ctx: GatewayContext, paymentId: string): Promise
   return true;
 }
 
-/** Reconciles every stale open attempt (the server runs this periodically). */
+/**
+ * Reconciles every stale open attempt, and looks up the windows nobody came back from (the
+ * server runs this periodically): a processor that charged without the customer's return
+ * (PortOne's window pays by itself) is caught here even when its notice is lost.
+ */
 export async function reconcileAll(ctx: GatewayContext): Promise<number> {
   let n = 0;
   for (const id of await repo.paymentsWithStaleAttempts(ctx.db, ctx.clock.nowMs() - ctx.staleAttemptMs, 100)) {
     if (await reconcile(ctx, id).catch(() => false)) n++;
+  }
+  for (const orderId of await repo.staleWindows(ctx.db, ctx.clock.nowMs() - WINDOW_SWEEP_MS, 100)) {
+    if (await settleOrder(ctx, orderId, 'sweep').catch((err: Error) => ctx.log.warn({ attempt: orderId, problem: err.message }, 'could not look up a window left open'))) n++;
   }
   return n;
 }

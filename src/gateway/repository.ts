@@ -1,8 +1,10 @@
 import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { compiledOnce } from '../db/compiled.js';
+import { isUniqueViolation } from '../platform/errors.js';
 import type { Database } from '../db/index.js';
 import type { PaymentAttemptTable, PaymentTable, StoreTable } from '../db/schema.js';
-import { PAYMENT_TRANSITIONS, type AttemptKind, type ClosedAttemptStatus, type PaymentEvent, type PaymentState } from './payment-state.js';
+import type { PayMethod, ProcessorId } from '../ports/checkout.js';
+import { accountGuard, PAYMENT_TRANSITIONS, type AttemptKind, type AttemptStatus, type ClosedAttemptStatus, type PaymentEvent, type PaymentState, type RestingStatus } from './payment-state.js';
 
 /**
  * All SQL of the gateway: platforms, keys, stores, payments and their attempts. A payment is
@@ -21,7 +23,8 @@ export type PaymentChanges = Omit<Updateable<PaymentTable>, 'state' | 'id' | 'pl
 const PAYMENT_COLUMNS = ['id', 'platform_code', 'store_code', 'trans_seqno', 'state', 'amount', 'supply_amount', 'tax_charge', 'tax_free_amount',
   'mobile_no', 'pay_user_name', 'request_reason', 'info_message', 'confirm_url', 'return_display_yn', 'return_url', 'temp_value', 'user_id',
   'order_type', 'items_json', 'pay_path', 'approval_number', 'approval_at', 'installment_month', 'issuer_name', 'accepter_name', 'method_name',
-  'card_bin', 'card_last4', 'processor_ref', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at', 'updated_at'] as const satisfies readonly (keyof Payment)[];
+  'card_bin', 'card_last4', 'processor_ref', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at', 'updated_at',
+  'processor', 'processor_order', 'method', 'vbank_code', 'vbank_name', 'vbank_account', 'vbank_holder', 'vbank_due_at', 'vbank_secret_sealed'] as const satisfies readonly (keyof Payment)[];
 /** A column added to the payments table but not to PAYMENT_COLUMNS fails to compile here. */
 type AllListed<Missing extends never> = Missing;
 export type PaymentColumnsComplete = AllListed<Exclude<keyof Payment, (typeof PAYMENT_COLUMNS)[number]>>;
@@ -94,7 +97,8 @@ const storePaymentForSigning = compiledOnce((db: Db, platformCode: string, store
 
 /** The columns searchPayment's record shows (src/gateway/views.ts), and no more. */
 export const PAYMENT_VIEW_COLUMNS = ['trans_seqno', 'state', 'mobile_no', 'approval_at', 'amount', 'supply_amount', 'tax_charge', 'approval_number',
-  'installment_month', 'issuer_name', 'accepter_name', 'method_name', 'cancel_at', 'cancel_reason', 'cancel_amount', 'pay_path'] as const;
+  'installment_month', 'issuer_name', 'accepter_name', 'method_name', 'cancel_at', 'cancel_reason', 'cancel_amount', 'pay_path',
+  'vbank_name', 'vbank_account', 'vbank_holder', 'vbank_due_at'] as const;
 export type PaymentView = Pick<Payment, (typeof PAYMENT_VIEW_COLUMNS)[number]>;
 
 // searchPayment, the call every waiting customer's screen repeats, reads only what it shows:
@@ -164,9 +168,27 @@ export async function findPaymentById(db: Db, id: string): Promise<Payment | und
 export async function transition(db: Db, payment: Payment, event: PaymentEvent, changes: PaymentChanges): Promise<Payment | undefined> {
   const t = PAYMENT_TRANSITIONS[event];
   const set = { ...changes, state: t.to as PaymentState };
-  const r = await db.updateTable('payments').set(set).where('id', '=', payment.id)
-    .where('state', 'in', t.from as readonly PaymentState[]).executeTakeFirst();
+  let q = db.updateTable('payments').set(set).where('id', '=', payment.id).where('state', 'in', t.from as readonly PaymentState[]);
+  // An open virtual account is one with an account number (src/gateway/payment-state.ts, AccountGuard).
+  const guard = accountGuard(event);
+  if (guard === 'none') q = q.where('vbank_account', '=', '');
+  if (guard === 'open') q = q.where('vbank_account', '<>', '');
+  const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) === 1 ? ({ ...payment, ...set } as Payment) : undefined;
+}
+
+/**
+ * A payment whose account closed (or never opened): the VBANK fields empty, and nothing of the
+ * order that issued it (its processor, method and keys), since no processor took the payment.
+ */
+export const NO_ACCOUNT = {
+  vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null,
+  processor: null, processor_order: null, processor_ref: null, method: null, method_name: null,
+} as const;
+
+/** True when a virtual account is open on the payment. */
+export function accountOpen(p: Pick<Payment, 'state' | 'vbank_account'>): boolean {
+  return p.state === 'STORE_REQUEST' && p.vbank_account !== '';
 }
 
 export async function countPaymentsByState(db: Db): Promise<{ key: string; n: number }[]> {
@@ -176,25 +198,60 @@ export async function countPaymentsByState(db: Db): Promise<{ key: string; n: nu
 
 // ---- attempts ------------------------------------------------------------------------------
 
-/** Opens the payment's one attempt slot; a second open attempt fails on the partial unique index. */
-export async function openAttempt(db: Db, row: { id: string; payment_id: string; kind: AttemptKind; card_bin?: string | null; card_last4?: string | null; installment_month?: string | null; now: number }): Promise<void> {
+/** Opens the payment's one attempt slot; a second open attempt fails on the partial unique index. A CHECKOUT attempt may start resting (WINDOW), without the slot. */
+export async function openAttempt(db: Db, row: {
+  id: string; payment_id: string; kind: AttemptKind; card_bin?: string | null; card_last4?: string | null; installment_month?: string | null; now: number;
+  status?: 'OPEN' | 'WINDOW'; processor?: ProcessorId | null; method?: PayMethod | null; refund_sealed?: string | null;
+}): Promise<void> {
   await db.insertInto('payment_attempts').values({
-    id: row.id, payment_id: row.payment_id, kind: row.kind, status: 'OPEN', card_bin: row.card_bin ?? null,
+    id: row.id, payment_id: row.payment_id, kind: row.kind, status: row.status ?? 'OPEN', card_bin: row.card_bin ?? null,
     card_last4: row.card_last4 ?? null, issuer_name: null, installment_month: row.installment_month ?? null,
-    message: null, created_at: row.now, closed_at: null,
+    message: null, created_at: row.now, closed_at: null, processor: row.processor ?? null, method: row.method ?? null, processor_ref: null,
+    refund_sealed: row.refund_sealed ?? null,
   }).execute();
 }
 
-/** Compare-and-set OPEN → status: false when someone (a reconcile) closed the attempt first. */
-export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus, now: number, extra: { message?: string | null; issuer_name?: string | null } = {}): Promise<boolean> {
-  const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null })
-    .where('id', '=', id).where('status', '=', 'OPEN').executeTakeFirst();
+/**
+ * Compare-and-set OPEN (or one of `from`) → status: false when someone (a reconcile) closed the
+ * attempt first. A refund account kept for the attempt goes with its close.
+ */
+export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus | 'ISSUED', now: number, extra: { message?: string | null; issuer_name?: string | null; from?: readonly AttemptStatus[] } = {}): Promise<boolean> {
+  const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null, refund_sealed: null })
+    .where('id', '=', id).where('status', 'in', extra.from ?? ['OPEN']).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes the payment's slot for an order that rests (WINDOW, ISSUED): compare-and-set to OPEN.
+ * 'TAKEN' when another operation holds the slot (the partial unique index), 'MOVED' when the
+ * attempt is no longer in `from`.
+ */
+export async function claimAttempt(db: Db, id: string, from: RestingStatus, processorRef?: string | null): Promise<'CLAIMED' | 'MOVED' | 'TAKEN'> {
+  try {
+    const r = await db.updateTable('payment_attempts').set({ status: 'OPEN', ...(processorRef ? { processor_ref: processorRef } : {}) })
+      .where('id', '=', id).where('status', '=', from).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1 ? 'CLAIMED' : 'MOVED';
+  } catch (e) {
+    if (isUniqueViolation(e)) return 'TAKEN';
+    throw e;
+  }
+}
+
+/** Gives the slot back: OPEN → the resting status the order was in. */
+export async function releaseAttempt(db: Db, id: string, to: RestingStatus): Promise<boolean> {
+  const r = await db.updateTable('payment_attempts').set({ status: to }).where('id', '=', id).where('status', '=', 'OPEN').executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 export async function attemptStatus(db: Db, id: string): Promise<Attempt['status'] | undefined> {
   const row = await db.selectFrom('payment_attempts').select('status').where('id', '=', id).executeTakeFirst();
   return row?.status;
+}
+
+/** An attempt by its id (a checkout's order id). */
+export async function findAttempt(db: Db, id: string): Promise<Attempt | undefined> {
+  if (id.length > 64) return undefined;
+  return db.selectFrom('payment_attempts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The payment's open attempt, if any (there is at most one). */
@@ -207,4 +264,11 @@ export async function paymentsWithStaleAttempts(db: Db, before: number, limit: n
   const rows = await db.selectFrom('payment_attempts').select('payment_id').where('status', '=', 'OPEN')
     .where('created_at', '<', before).limit(limit).execute();
   return rows.map((r) => r.payment_id);
+}
+
+/** Windows opened before `before` that nobody came back from (the sweep looks them up once). */
+export async function staleWindows(db: Db, before: number, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('payment_attempts').select('id').where('status', '=', 'WINDOW')
+    .where('created_at', '<', before).orderBy('created_at').limit(limit).execute();
+  return rows.map((r) => r.id);
 }

@@ -64,8 +64,16 @@ export const CancelPaymentBody = Type.Object({
   APPROVAL_AMOUNT: digits(1, 12, 'must be a string of 1 to 12 digits'),
   MOBILE_NO: digits(9, 11, 'must be 9 to 11 digits'),
   CANCEL_REASON: Type.Optional(Type.String({ maxLength: 100 })),
+  REFUND_BANK_CODE: Type.Optional(Type.String({ maxLength: 10, description: 'CANCEL of a payment made by virtual account: the standard three-digit code of the bank to refund to (004 KB국민은행, 088 신한은행, ...; docs/reference.md, "Refunds to a bank account"). Without the three REFUND_ fields such a CANCEL answers 4010; other methods ignore them.', examples: ['088'] })),
+  REFUND_ACCOUNT_NO: Type.Optional(Type.String({ maxLength: 30, description: 'The account number to refund to, 6 to 20 digits (dashes allowed). Personal data: kept sealed only while the cancel runs, never logged.', examples: ['110123456789'] })),
+  REFUND_HOLDER_NAME: Type.Optional(Type.String({ maxLength: 50, description: 'The account holder\'s name, 1 to 30 characters', examples: ['홍길동'] })),
 });
 export type CancelPaymentBody = Static<typeof CancelPaymentBody>;
+
+/** The refund account a cancel carries, as given (checked when the payment is a virtual account's). */
+export function refundAccountOf(b: Pick<CancelPaymentBody, 'REFUND_BANK_CODE' | 'REFUND_ACCOUNT_NO' | 'REFUND_HOLDER_NAME'>): { bankCode?: string; accountNumber?: string; holderName?: string } {
+  return { bankCode: b.REFUND_BANK_CODE, accountNumber: b.REFUND_ACCOUNT_NO, holderName: b.REFUND_HOLDER_NAME };
+}
 
 const Outcome = {
   RESULT_CODE: Type.String({ description: '0000 on success; otherwise the code of docs/reference.md, "Gateway RESULT_CODE values"', examples: ['0000'] }),
@@ -99,6 +107,10 @@ export const PaymentRecord = Type.Object({
   CANCEL_REASON: Type.Optional(Type.String()),
   CANCEL_AMOUNT: Type.Optional(Type.Number()),
   PAY_PATH: Type.Optional(Type.String()),
+  VBANK_NAME: Type.Optional(Type.String({ description: 'The virtual account\'s bank while one is open (and after its deposit); "" otherwise', examples: ['신한은행'] })),
+  VBANK_ACCOUNT: Type.Optional(Type.String({ description: 'The virtual account\'s number; "" when none is open', examples: ['56211234567890'] })),
+  VBANK_HOLDER: Type.Optional(Type.String({ description: 'The account\'s holder; "" when none is open', examples: ['행복 피아노 학원'] })),
+  VBANK_DUE: Type.Optional(Nullable(Type.String({ description: 'yyyyMMddHHmmss KST: the account closes then without a deposit; null when none is open', examples: ['20261129143005'] }))),
 });
 
 export const CancelResult = Type.Object({

@@ -1,7 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../db/index.js';
-import type { CardInput, CardProcessor } from '../ports/card-processor.js';
+import type { CardInput } from '../ports/card-processor.js';
+import type { PayMethod, RawEvent, RefundAccount } from '../ports/checkout.js';
 import type { Clock } from '../platform/clock.js';
 import { hmacToken, newId, type SecretBox, tokenEqual } from '../platform/crypto.js';
 import { GatewayCodes as C, GatewayError, isUniqueViolation } from '../platform/errors.js';
@@ -10,13 +11,18 @@ import { checker, dropNulls } from '../platform/validation.js';
 import { breakdown } from './amounts.js';
 import { pay, type PayResult } from './approval.js';
 import { cancelApproved, deletePayment } from './cancellation.js';
+import { beginCheckout, returnFromWindow, type BeginResult, type ReturnResult } from './checkout.js';
 import type { GatewayContext, PaymentListener } from './context.js';
+import { receiveEvent, type EventAnswer } from './processor-events.js';
+import type { ProcessorRegistry, StoreWay } from './processors.js';
+import { sandboxDashboardCancel, sandboxDeposit, sandboxPay, type SandboxPayAnswer, type SandboxPayRequest } from './sandbox-pay.js';
+import { closeAccountForCustomer, type CloseResult } from './settle.js';
 import { storedLine, storeLines } from './items.js';
 import { isTerminalPayPath, type OrderType, type TerminalPayPath } from './payment-state.js';
 import { reconcile, reconcileAll, staleAttemptMs } from './reconcile.js';
 import * as repo from './repository.js';
 import type { Payment, Store } from './repository.js';
-import { CancelPaymentBody, RequestPaymentBody, type Item } from './schemas.js';
+import { CancelPaymentBody, refundAccountOf, RequestPaymentBody, type Item } from './schemas.js';
 import { verifySignedCall, type SigningDeps } from './signing.js';
 import { paymentRecord } from './views.js';
 
@@ -45,7 +51,10 @@ export interface PaymentInput {
 export interface GatewayDeps {
   clock: Clock;
   box: SecretBox;
-  processor: CardProcessor;
+  /** Which processor a store or a payment goes to (src/gateway/processors.ts). */
+  processors: ProcessorRegistry;
+  /** The longest call of the operator's processor (the reconcile's staleness); absent: 60 s. */
+  callLimitMs?: number;
   /** The master key; page tokens are derived from it, so nothing about them is stored. */
   secretKey: Buffer;
   paymentPageUrl: string;
@@ -72,8 +81,8 @@ export class GatewayService {
 
   constructor(private readonly db: Kysely<Database>, private readonly deps: GatewayDeps) {
     this.ctx = {
-      db, clock: deps.clock, processor: deps.processor, log: deps.log, listeners: this.listeners,
-      wake: deps.wake, staleAttemptMs: staleAttemptMs(deps.processor), reconcile: (id) => reconcile(this.ctx, id),
+      db, clock: deps.clock, processors: deps.processors, box: deps.box, log: deps.log, listeners: this.listeners,
+      wake: deps.wake, staleAttemptMs: staleAttemptMs({ callLimitMs: deps.callLimitMs }), reconcile: (id) => reconcile(this.ctx, id),
     };
   }
 
@@ -93,6 +102,25 @@ export class GatewayService {
     u.searchParams.set('tid', payment.id);
     u.searchParams.set('token', this.pageToken(payment.id));
     return u.toString();
+  }
+
+  /**
+   * Where a processor's window sends the browser back for one order: beside the payment page,
+   * with the page's own link parameters and the order (the processor appends its own).
+   */
+  returnUrls(paymentId: string): (orderId: string) => { success: string; fail: string } {
+    const base = new URL(this.deps.paymentPageUrl);
+    const path = base.pathname.replace(/\/+$/, '');
+    return (orderId) => {
+      const at = (outcome: string) => {
+        const u = new URL(`${base.origin}${path}/return/${outcome}`);
+        u.searchParams.set('tid', paymentId);
+        u.searchParams.set('token', this.pageToken(paymentId));
+        u.searchParams.set('order', orderId);
+        return u.toString();
+      };
+      return { success: at('success'), fail: at('fail') };
+    };
   }
 
   /** The payment behind a page link, or undefined for an unknown id or a wrong token alike. */
@@ -156,7 +184,8 @@ export class GatewayService {
       items_json: storeLines((input.items ?? []).map((it, i) => storedLine({ ...it, net: split.lines[i]! }))),
       pay_path: 'WEB', approval_number: null, approval_at: null, installment_month: null, issuer_name: null,
       accepter_name: null, method_name: null, card_bin: null, card_last4: null, processor_ref: null, cancel_at: null, cancel_reason: '',
-      cancel_amount: 0, created_at: now, updated_at: now,
+      cancel_amount: 0, created_at: now, updated_at: now, processor: null, processor_order: null, method: null,
+      vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null,
     };
     try {
       await repo.insertPayment(trx ?? this.db, payment);
@@ -188,7 +217,7 @@ export class GatewayService {
       await deletePayment(this.ctx, found, amount);
       return {};
     }
-    const p = await cancelApproved(this.ctx, store, found, amount, b.CANCEL_REASON ?? '');
+    const p = await cancelApproved(this.ctx, store, found, amount, b.CANCEL_REASON ?? '', refundAccountOf(b));
     return { TRANS_SEQNO: p.trans_seqno, MOBILE_NO: p.mobile_no, APPROVAL_AMOUNT: p.amount, TEMP_VALUE: p.temp_value };
   }
 
@@ -199,14 +228,44 @@ export class GatewayService {
     await deletePayment(this.ctx, payment, payment.amount);
   }
 
-  /** Full cancel of an approved payment (the rules of CANCEL). */
-  cancelApproved(store: Store, payment: Payment, amount: number, reason: string): Promise<Payment> {
-    return cancelApproved(this.ctx, store, payment, amount, reason);
+  /** Full cancel of an approved payment (the rules of CANCEL); a paid virtual account refunds to `refund`. */
+  cancelApproved(store: Store, payment: Payment, amount: number, reason: string, refund: Partial<RefundAccount> | null = null): Promise<Payment> {
+    return cancelApproved(this.ctx, store, payment, amount, reason, refund);
   }
 
-  /** The customer pays (payment page and sandbox). */
+  /** The customer pays by card number (a key-in store's card form). */
   pay(paymentId: string, card: CardInput, installmentMonth: string): Promise<PayResult> {
     return pay(this.ctx, paymentId, card, installmentMonth);
+  }
+
+  /** How a store takes payments: its processor, way and offered methods. */
+  storeWay(storeCode: string): Promise<StoreWay> {
+    return this.ctx.processors.storeWay(storeCode);
+  }
+
+  /** The customer chose a method: one order handed to the store's processor's window. */
+  beginCheckout(paymentId: string, method: PayMethod): Promise<BeginResult> {
+    return beginCheckout(this.ctx, paymentId, method, { returnUrls: this.returnUrls(paymentId) });
+  }
+
+  /** The browser came back from the window: confirm once, for the payment's own amount. */
+  returnFromWindow(paymentId: string, orderId: string, outcome: 'success' | 'fail', query: Record<string, string>): Promise<ReturnResult> {
+    return returnFromWindow(this.ctx, paymentId, orderId, outcome, query);
+  }
+
+  /** The customer chose to pay another way while a virtual account was open: it closes first. */
+  closeAccount(paymentId: string): Promise<CloseResult> {
+    return closeAccountForCustomer(this.ctx, paymentId);
+  }
+
+  /** A processor's notice (POST /processor-events/...). */
+  receiveEvent(processor: string, storeCode: string | null, raw: RawEvent): Promise<EventAnswer> {
+    return receiveEvent(this.ctx, processor, storeCode, raw);
+  }
+
+  /** The attempt of a checkout order (its status and message, for the page after a return seen before). */
+  async orderOf(orderId: string) {
+    return repo.findAttempt(this.db, orderId);
   }
 
   reconcile(paymentId: string): Promise<boolean> {
@@ -237,6 +296,26 @@ export class GatewayService {
 
   // ---- sandbox -------------------------------------------------------------------------
 
+  /** Sandbox: the customer pays, through the same code as the page. */
+  sandboxPay(p: Payment, req: SandboxPayRequest): Promise<SandboxPayAnswer> {
+    return sandboxPay(this.ctx, p, req, this.returnUrls(p.id));
+  }
+
+  /** Sandbox: the bank deposits into the payment's open account; null without one. */
+  sandboxDeposit(p: Payment): Promise<Payment | null> {
+    return sandboxDeposit(this.ctx, p);
+  }
+
+  /** Sandbox: the payment is cancelled in the processor's dashboard; null when it is not a paid sandbox payment. */
+  sandboxDashboardCancel(p: Payment): Promise<Payment | null> {
+    return sandboxDashboardCancel(this.ctx, p);
+  }
+
+  /** The context the sandbox's window works with (its route plays the window). */
+  get context(): GatewayContext {
+    return this.ctx;
+  }
+
   /** Sandbox: a payment approved on a terminal (PAY_PATH KIOSK, VAN or CARD), recorded as such. */
   async recordTerminalPayment(input: { platformCode: string; storeCode: string; transSeqNo: string; amount: number; mobileNo: string; payPath: TerminalPayPath }): Promise<Payment> {
     const store = await repo.findStore(this.db, input.platformCode, input.storeCode);
@@ -246,7 +325,7 @@ export class GatewayService {
       const now = this.deps.clock.nowMs();
       const approved = await repo.transition(trx, p, 'approve', {
         pay_path: input.payPath, approval_at: now, approval_number: String(10_000_000 + Math.floor(Math.random() * 89_999_999)),
-        installment_month: '00', issuer_name: '신한카드', accepter_name: '신한카드', method_name: '신용카드', updated_at: now,
+        installment_month: '00', issuer_name: '신한카드', accepter_name: '신한카드', method_name: '신용카드', method: 'CARD', updated_at: now,
       });
       if (!approved) throw new Error(`terminal payment ${p.id} was not waiting right after its creation`);
       return approved;

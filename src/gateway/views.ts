@@ -24,7 +24,19 @@ export function paymentRecord(p: PaymentView, store: Pick<Store, 'name' | 'ceo_n
     CANCEL_REASON: p.cancel_reason,
     CANCEL_AMOUNT: p.state === 'CANCEL_COMPLETE' ? p.cancel_amount : 0,
     PAY_PATH: p.pay_path,
+    VBANK_NAME: p.vbank_name,
+    VBANK_ACCOUNT: p.vbank_account,
+    VBANK_HOLDER: p.vbank_holder,
+    VBANK_DUE: p.vbank_due_at !== null ? kstCompact(Number(p.vbank_due_at)) : null,
   };
+}
+
+/**
+ * Whether a card paid (a card, or an easy pay paid by card): then the callback carries the
+ * card's company and instalments. A transfer keeps its bank in issuer_name, which is not a card.
+ */
+export function cardPaid(p: Pick<Payment, 'method' | 'issuer_name'>): boolean {
+  return p.method == null || p.method === 'CARD' || (p.method === 'EASY_PAY' && !!p.issuer_name);
 }
 
 /** RESULT_MSG handed to RETURN_URL after an approval (the same words as the sandbox pay call). */

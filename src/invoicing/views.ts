@@ -45,7 +45,8 @@ export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Se
     },
     payment: paid ? {
       acceptNumber: payment.approval_number ?? '',
-      payCompany: payment.issuer_name ?? '',
+      // A card's company, a transfer's bank, or the bank of the virtual account paid into.
+      payCompany: payment.issuer_name ?? (payment.method === 'VIRTUAL_ACCOUNT' ? payment.vbank_name : ''),
       installmentMonth: Number(payment.installment_month ?? '0'),
       paymentDateTime: kstSpaced(payment.approval_at!),
       cancelDateTime: payment.cancel_at !== null ? kstSpaced(payment.cancel_at) : null,

@@ -132,6 +132,21 @@ input[type=checkbox]{display:inline-block;width:auto;min-height:0}
 @media (min-width:48rem){.grid2{grid-template-columns:1fr 1fr}}
 fieldset{border:0;margin:0 0 1rem;padding:0}
 legend{font-weight:700;margin:0 0 .375rem}
+input[type=radio]{display:inline-block;width:1.25rem;height:1.25rem;min-height:0;margin:0;flex:none}
+fieldset>label{display:flex;align-items:center;gap:.625rem;min-height:2.75rem;padding:.25rem 0}
+h3{font-size:1rem;margin:1rem 0 .5rem}
+.methods{list-style:none;margin:0 0 .5rem;padding:0;display:grid;gap:.625rem}
+.method{display:flex;align-items:center;justify-content:space-between;gap:.75rem;width:100%;min-height:3.5rem;padding:.75rem 1rem;border:1.5px solid #c9d2e0;border-radius:12px;background:#fff;color:#10151f;font:inherit;font-size:1.0625rem;font-weight:700;text-align:left;cursor:pointer}
+.method:hover{border-color:#0b57d0;background:#f5f8ff}
+.method .sub{display:block;font-weight:400;font-size:.875rem;color:#4a5363}
+.method .go{color:#0b57d0;font-size:1.5rem;line-height:1}
+.account-number{margin:.25rem 0 .5rem;font-size:1.5rem;font-weight:800;letter-spacing:.02em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.choices{list-style:none;margin:0;padding:0;display:grid;gap:.375rem}
+.choices label{display:flex;align-items:center;gap:.625rem;min-height:3rem;padding:.5rem .75rem;border:1.5px solid #c9d2e0;border-radius:10px;font-weight:600;cursor:pointer}
+.card.window{border:2px solid #7a4f01}
+.window-other{margin-top:1.25rem;padding-top:1rem;border-top:1px solid #e3e7ee}
+.nowrap{white-space:nowrap}
+.window-bar{margin:-1.125rem -1rem 1rem;padding:.625rem 1rem;border-radius:12px 12px 0 0;background:#7a4f01;color:#fff;font-weight:800}
 `.trim();
 
 export const SUNAP_CSS_ETAG = `"${createHash('sha256').update(SUNAP_CSS).digest('base64url').slice(0, 22)}"`;

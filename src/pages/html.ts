@@ -43,14 +43,42 @@ export function pageCsp(formTargets: string[] = []): string {
   ].join('; ');
 }
 
+/** An origin a live checkout page may name in its CSP: scheme, host and port only (nothing that could end the directive). */
+const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+
+/**
+ * The one page that runs script: a live processor's window (src/pages/checkout-page.ts,
+ * renderScriptWindow). Only scripts carrying this response's nonce run (the processor's SDK and
+ * our launcher); the processor's hosts are named for what its SDK loads, calls, frames and
+ * posts. Anything that is not a plain origin is refused rather than written into the policy.
+ */
+export function checkoutCsp(nonce: string, hosts: { script: string[]; connect: string[]; frame: string[]; form: string[]; img: string[] }, formTargets: string[] = []): string {
+  if (!/^[A-Za-z0-9+/_=-]{16,64}$/.test(nonce)) throw new Error('checkoutCsp: a nonce must be 16 to 64 base64 characters');
+  const list = (origins: string[]) => {
+    for (const o of origins) if (!ORIGIN.test(o)) throw new Error(`checkoutCsp: "${o}" is not an origin`);
+    return origins.map((o) => ' ' + o).join('');
+  };
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'${list(hosts.script)}`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    `img-src 'self' data:${list(hosts.img)}`,
+    `connect-src 'self'${list(hosts.connect)}`,
+    `frame-src${hosts.frame.length ? list(hosts.frame) : " 'none'"}`,
+    `form-action 'self'${list(hosts.form)}${list(formTargets)}`,
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
 /** Headers every customer page carries (src/pages/README.md). */
-export function pageHeaders(formTargets: string[] = []): Record<string, string> {
+export function pageHeaders(formTargets: string[] = [], csp?: string): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     'x-frame-options': 'DENY',
-    'content-security-policy': pageCsp(formTargets),
+    'content-security-policy': csp ?? pageCsp(formTargets),
   };
 }
 

@@ -1,4 +1,4 @@
-import { INSTALLMENT_MIN_AMOUNT, INSTALLMENT_MONTHS, parseStoredLines, type Payment, type PaymentState, type Store } from '../gateway/index.js';
+import { cardPaid, INSTALLMENT_MIN_AMOUNT, INSTALLMENT_MONTHS, parseStoredLines, type Payment, type PaymentState, type Store } from '../gateway/index.js';
 import { won } from '../platform/format.js';
 import { kstSpaced } from '../platform/kst.js';
 import { httpOrigin } from '../platform/urls.js';
@@ -7,10 +7,30 @@ import { renderErrorPage } from './error-page.js';
 import { html, layout, type SafeHtml } from './html.js';
 import { PAYMENT_STATE_LABEL } from './labels.js';
 
-/** Where the page lives: the path of SUNAP_PAYMENT_PAGE_URL, and the form post beside it. */
-export function paymentPagePaths(paymentPageUrl: string): { page: string; pay: string } {
+/** Where the page lives (the path of SUNAP_PAYMENT_PAGE_URL), and its posts and returns beside it. */
+export interface PagePaths {
+  page: string;
+  /** The key-in card form's post. */
+  pay: string;
+  /** A method chosen: open the processor's window. */
+  begin: string;
+  /** Where windows send the browser back: `${returns}/success`, `${returns}/fail` (built by the gateway too). */
+  returns: string;
+  /** The customer closes an open virtual account to pay another way. */
+  closeAccount: string;
+  /** Sandbox only: the bank deposits into the open account. */
+  sandboxDeposit: string;
+  /** Sandbox only: the sandbox processor's window. */
+  sandboxWindow: string;
+}
+
+export function paymentPagePaths(paymentPageUrl: string): PagePaths {
   const page = new URL(paymentPageUrl).pathname;
-  return { page, pay: `${page.replace(/\/+$/, '')}/pay` };
+  const base = page.replace(/\/+$/, '');
+  return {
+    page, pay: `${base}/pay`, begin: `${base}/begin`, returns: `${base}/return`, closeAccount: `${base}/close-account`,
+    sandboxDeposit: `${base}/sandbox-deposit`, sandboxWindow: `${base}/sandbox-window`,
+  };
 }
 
 /** The page link relative to this origin (the receipt after a post, the form after an error). */
@@ -82,7 +102,7 @@ export interface PageContext {
   sandbox: boolean;
 }
 
-function merchantHeader(store: Store, title: string): SafeHtml {
+export function merchantHeader(store: Store, title: string): SafeHtml {
   return html`<header class="merchant"><p class="store">${store.name}</p><h1>${title}</h1></header>`;
 }
 
@@ -90,7 +110,7 @@ function merchantHeader(store: Store, title: string): SafeHtml {
  * Two columns so that a phone never hides the line amount: the item cell stacks name, publisher,
  * "unit price × qty" and the discount; the amount sits on the right.
  */
-function itemsTable(p: Payment): SafeHtml | null {
+export function itemsTable(p: Payment): SafeHtml | null {
   const items = pageItems(p);
   if (items.length === 0) return null;
   const rows = items.map((it) => html`<tr>
@@ -111,18 +131,19 @@ ${rows}
 </section>`;
 }
 
-function sandboxNotice(sandbox: boolean): SafeHtml | null {
+export function sandboxNotice(sandbox: boolean, kind: 'card' | 'window' = 'card'): SafeHtml | null {
   if (!sandbox) return null;
+  if (kind === 'window') return html`<p class="sandbox"><strong>테스트 환경</strong>입니다. 실제로 결제되지 않습니다. 결제창에서 승인, 거절, 창 닫기 중 결과를 고를 수 있습니다.</p>`;
   return html`<p class="sandbox"><strong>테스트 환경</strong>입니다. 실제로 결제되지 않습니다. 승인 카드 <code>4242 4242 4242 4242</code>, 거절 카드 <code>4000 0000 0000 0002</code></p>`;
 }
 
-function taxFacts(p: Payment): SafeHtml {
+export function taxFacts(p: Payment): SafeHtml {
   return html`<dt>공급가액</dt><dd>${won(p.supply_amount)}</dd>
 <dt>부가세</dt><dd>${won(p.tax_charge)}</dd>
 ${p.tax_free_amount > 0 ? html`<dt>면세금액</dt><dd>${won(p.tax_free_amount)}</dd>` : null}`;
 }
 
-function storeCard(store: Store): SafeHtml {
+export function storeCard(store: Store): SafeHtml {
   return html`<section class="card" aria-labelledby="store-title">
 <h2 id="store-title">가맹점 정보</h2>
 <dl class="facts">
@@ -134,7 +155,7 @@ ${store.tel ? html`<dt>전화번호</dt><dd>${formatTel(store.tel)}</dd>` : null
 </section>`;
 }
 
-const footer = html`<footer class="foot">Sunap 안전결제</footer>`;
+export const footer = html`<footer class="foot">Sunap 안전결제</footer>`;
 
 // ---- the card form ----------------------------------------------------------------------
 
@@ -247,9 +268,10 @@ ${footer}`;
 export function renderReceipt(ctx: PageContext, returnUrl: string | null): string {
   const { payment: p, store } = ctx;
   const card = maskCard(p.card_bin, p.card_last4);
+  const byCard = cardPaid(p);
   const body = html`${merchantHeader(store, '결제가 완료되었습니다')}
 <section class="card" aria-labelledby="receipt-title">
-<h2 id="receipt-title">카드 영수증</h2>
+<h2 id="receipt-title">${byCard ? '카드 영수증' : '결제 영수증'}</h2>
 <p class="amount-label">결제 금액</p>
 <p class="amount">${won(p.amount)}</p>
 <dl class="facts">
@@ -257,11 +279,13 @@ export function renderReceipt(ctx: PageContext, returnUrl: string | null): strin
 <dt>결제자</dt><dd>${p.pay_user_name}</dd>
 <dt>거래번호</dt><dd>${p.trans_seqno}</dd>
 <dt>결제수단</dt><dd>${p.method_name ?? '신용카드'}</dd>
-${p.issuer_name ? html`<dt>카드사</dt><dd>${p.issuer_name}</dd>` : null}
-${card ? html`<dt>카드번호</dt><dd>${card}</dd>` : null}
-<dt>할부</dt><dd>${installmentLabel(p.installment_month)}</dd>
-<dt>승인번호</dt><dd>${p.approval_number ?? ''}</dd>
-<dt>승인일시</dt><dd>${p.approval_at !== null ? `${kstSpaced(p.approval_at)} (KST)` : ''}</dd>
+${byCard && p.issuer_name ? html`<dt>카드사</dt><dd>${p.issuer_name}</dd>` : null}
+${byCard && card ? html`<dt>카드번호</dt><dd>${card}</dd>` : null}
+${byCard ? html`<dt>할부</dt><dd>${installmentLabel(p.installment_month)}</dd>` : null}
+${p.method === 'TRANSFER' && p.issuer_name ? html`<dt>은행</dt><dd>${p.issuer_name}</dd>` : null}
+${p.method === 'VIRTUAL_ACCOUNT' && p.vbank_account ? html`<dt>입금 계좌</dt><dd>${p.vbank_name} ${p.vbank_account}</dd>` : null}
+${p.approval_number ? html`<dt>승인번호</dt><dd>${p.approval_number}</dd>` : null}
+<dt>${p.method === 'VIRTUAL_ACCOUNT' ? '입금일시' : '승인일시'}</dt><dd>${p.approval_at !== null ? `${kstSpaced(p.approval_at)} (KST)` : ''}</dd>
 ${taxFacts(p)}
 <dt class="total">합계</dt><dd class="total">${won(p.amount)}</dd>
 </dl>

@@ -1,12 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { APPROVED_MSG, returnUrlFor, type GatewayService, type Payment } from '../gateway/index.js';
+import type { SandboxCheckout } from '../ports/sandbox-checkout.js';
+import { renderAccount, renderMethods } from './checkout-page.js';
+import { checkoutRoutes } from './checkout-routes.js';
 import type { Clock } from '../platform/clock.js';
 import type { App } from '../platform/http.js';
 import { SUNAP_CSS, SUNAP_CSS_ETAG } from './assets.js';
 import { field, parseCardForm } from './card-form.js';
 import { pageErrorHandler } from './error-page.js';
 import { pageHeaders } from './html.js';
+import { sandboxWindowRoutes } from './sandbox-window.js';
 import {
   formTargets, pageLink, paymentPagePaths, renderNotFound, renderPaymentForm, renderProblem, renderReceipt, renderStatePage,
   type FormState, type PageContext,
@@ -17,6 +21,8 @@ export interface PaymentPageDeps {
   clock: Clock;
   paymentPageUrl: string;
   sandbox: boolean;
+  /** The sandbox processor, whose window these routes serve (sandbox mode only). */
+  sandboxWindow: SandboxCheckout | null;
 }
 
 /**
@@ -49,12 +55,23 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
 
   const formState = (tid: string, token: string, over: Partial<FormState> = {}): FormState => ({ tid, token, action: paths.pay, ...over });
 
-  /** What a GET shows for a payment in any state; also where a post lands when the payment moved on. */
-  const showPayment = (reply: FastifyReply, ctx: PageContext, tid: string, token: string) => {
+  /**
+   * What a GET shows for a payment in any state; also where a post lands when the payment moved
+   * on. A waiting payment shows its open virtual account, a key-in store's card form, or the
+   * methods the store offers.
+   */
+  const showPayment = async (reply: FastifyReply, ctx: PageContext, tid: string, token: string, over: { alert?: string; notice?: string; status?: number } = {}) => {
     const p = ctx.payment;
     switch (p.state) {
-      case 'STORE_REQUEST':
-        return page(reply, 200, renderPaymentForm(ctx, formState(tid, token)), formTargets(p));
+      case 'STORE_REQUEST': {
+        if (p.vbank_account) {
+          const depositAction = sandbox && p.processor === 'sandbox' ? paths.sandboxDeposit : null;
+          return page(reply, over.status ?? 200, renderAccount(ctx, { link: { tid, token }, closeAction: paths.closeAccount, depositAction, alert: over.alert }));
+        }
+        const way = await gateway.storeWay(p.store_code);
+        if (way.way === 'key-in') return page(reply, over.status ?? 200, renderPaymentForm(ctx, formState(tid, token, { alert: over.alert })), formTargets(p));
+        return page(reply, over.status ?? 200, renderMethods(ctx, { methods: way.methods, action: paths.begin, link: { tid, token }, alert: over.alert, notice: over.notice }));
+      }
       case 'APPROVE_COMPLETE':
         return page(reply, 200, renderReceipt(ctx, returnUrlFor(p, '0000', APPROVED_MSG)));
       case 'CANCEL_COMPLETE':
@@ -89,6 +106,8 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
 
     // A second post for a paid (or closed) payment shows where it stands; it never pays again.
     if (found.payment.state !== 'STORE_REQUEST') return reply.code(303).headers(pageHeaders()).header('location', receipt).send();
+    // A store that takes cards through a window never reads a card form: nothing of it is parsed or passed on.
+    if ((await gateway.storeWay(found.payment.store_code)).way !== 'key-in') return reply.code(303).headers(pageHeaders()).header('location', receipt).send();
 
     const form = parseCardForm(req.body, found.payment.amount, clock.nowMs());
     if (!form.ok) return again(400, found.payment, { errors: form.errors, installment: form.installment });
@@ -121,4 +140,14 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
       }
     }
   });
+
+  checkoutRoutes(app, { gateway, paths, sandbox, page, notFound, showPayment });
+  if (deps.sandboxWindow) {
+    const formTargetsOf = async (orderId: string) => {
+      const a = await gateway.orderOf(orderId);
+      const p = a && (await gateway.findById(a.payment_id));
+      return p ? formTargets(p) : [];
+    };
+    sandboxWindowRoutes(app, { sandbox: deps.sandboxWindow, path: paths.sandboxWindow, formTargets: formTargetsOf });
+  }
 }

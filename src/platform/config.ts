@@ -18,7 +18,7 @@ export interface Config {
   secretKey: Buffer;
   /** Where the master key came from: the variable, the sandbox's key file, or generated now (sandbox). */
   secretKeySource: 'env' | 'file' | 'generated';
-  /** The card processor (sandbox or toss) and its settings. */
+  /** The operator's card processor (sandbox, toss or toss-keyin) and its settings: the fallback of stores without their own. */
   cardProcessor: CardProcessorSettings;
   /** The messaging provider (sandbox or solapi) and its settings. */
   messaging: MessagingSettings;
@@ -225,7 +225,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   const weakness = secret?.source === 'env' ? secretKeyWeakness(secret.key) : null;
   if (mode === 'live') {
     if (cardProcessor.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_CARD_PROCESSOR'))) {
-      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (with SUNAP_TOSS_SECRET_KEY)');
+      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (Toss Payments\' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY) or toss-keyin (its card-number API, by contract only, with SUNAP_TOSS_SECRET_KEY)');
     }
     if (messaging.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_MESSAGING_PROVIDER'))) {
       problems.push('SUNAP_MESSAGING_PROVIDER: live mode needs a real messaging provider: solapi (with SUNAP_SOLAPI_API_KEY, SUNAP_SOLAPI_API_SECRET, SUNAP_SOLAPI_SENDER, SUNAP_SOLAPI_PFID, SUNAP_SOLAPI_TEMPLATE_ID)');

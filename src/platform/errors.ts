@@ -19,6 +19,8 @@ export const GatewayCodes = {
   AMOUNT_MISMATCH: '4007',
   TERMINAL: '4008',
   STATE: '4009',
+  /** CANCEL of a payment made by virtual account without the account to refund to (REFUND_BANK_CODE, REFUND_ACCOUNT_NO, REFUND_HOLDER_NAME). */
+  REFUND_ACCOUNT: '4010',
   CONFIRM_URL_LENGTH: '5001',
   INTERNAL: '9999',
 } as const;

@@ -15,6 +15,8 @@ export const REDACT_PATHS = [
   '*.token', 'token',
   // Provider credentials (README.md, "Configuration"): adapters never log them; this is in case.
   '*.secretKey', 'secretKey', '*.apiSecret', 'apiSecret', 'req.headers["idempotency-key"]',
+  // A virtual account's refund account (personal data) and the processors' account secrets: never logged; this is in case.
+  '*.REFUND_ACCOUNT_NO', '*.REFUND_HOLDER_NAME', '*.refundAccount', '*.refundHolder', '*.accountNumber', '*.holderName',
 ];
 
 /**

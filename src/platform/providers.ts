@@ -5,9 +5,18 @@
  */
 type Env = Record<string, string | undefined>;
 
+/**
+ * The operator's card processor (SUNAP_CARD_PROCESSOR): `sandbox`; `toss`, Toss Payments' own
+ * payment window (client key + secret key of the same pair); `toss-keyin`, Toss's card-number
+ * API (by contract only: Sunap's card form). Stores may choose their own (sunap store
+ * set-processor); this is their fallback.
+ */
 export type CardProcessorSettings =
   | { kind: 'sandbox' }
-  | { kind: 'toss'; secretKey: string; baseUrl: string; testCode?: string };
+  | { kind: 'toss'; clientKey: string; secretKey: string; baseUrl: string; testCode?: string }
+  | { kind: 'toss-keyin'; secretKey: string; baseUrl: string; testCode?: string };
+
+export const CARD_PROCESSOR_KINDS = ['sandbox', 'toss', 'toss-keyin'] as const;
 
 export type MessagingSettings =
   | { kind: 'sandbox' }
@@ -50,17 +59,25 @@ function required(env: Env, name: string, problems: string[], check: (v: string)
 export function loadCardProcessor(env: Env, problems: string[]): CardProcessorSettings {
   const kind = value(env, 'SUNAP_CARD_PROCESSOR') || 'sandbox';
   if (kind === 'sandbox') return { kind };
-  if (kind !== 'toss') {
-    problems.push(`SUNAP_CARD_PROCESSOR: must be sandbox or toss, got "${kind}"`);
+  if (kind !== 'toss' && kind !== 'toss-keyin') {
+    problems.push(`SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments' payment window) or toss-keyin (its card-number API, by contract only), got "${kind}"`);
     return { kind: 'sandbox' };
   }
+  const widget = 'a payment widget key (…_gsk_/…_gck_) does not open the payment window; use the keys of the API individual integration';
   const secretKey = required(env, 'SUNAP_TOSS_SECRET_KEY', problems, (v) =>
-    /^(test|live)_sk_[A-Za-z0-9]{8,200}$/.test(v) ? null : 'must be a Toss secret key (test_sk_… or live_sk_…); the client key (…_ck_…) is not used');
+    /^(test|live)_gsk_/.test(v) ? widget
+      : /^(test|live)_sk_[A-Za-z0-9]{8,200}$/.test(v) ? null : 'must be a Toss secret key (test_sk_… or live_sk_…); the client key (…_ck_…) goes in SUNAP_TOSS_CLIENT_KEY');
   const testCode = value(env, 'SUNAP_TOSS_TEST_CODE');
   if (testCode && !secretKey.startsWith('test_sk_')) problems.push('SUNAP_TOSS_TEST_CODE: only with a test key (test_sk_…); Toss forces errors in test mode only');
   if (testCode && !/^[A-Z_]{1,100}$/.test(testCode)) problems.push(`SUNAP_TOSS_TEST_CODE: must be an error code such as REJECT_CARD_COMPANY, got "${testCode}"`);
   const baseUrl = providerUrl(env, 'SUNAP_TOSS_API_URL', TOSS_API_URL, problems);
-  return { kind, secretKey, baseUrl, ...(testCode ? { testCode } : {}) };
+  const extra = testCode ? { testCode } : {};
+  if (kind === 'toss-keyin') return { kind, secretKey, baseUrl, ...extra };
+  const clientKey = required(env, 'SUNAP_TOSS_CLIENT_KEY', problems, (v) =>
+    /^(test|live)_gck_/.test(v) ? widget
+      : !/^(test|live)_ck_[A-Za-z0-9]{8,200}$/.test(v) ? 'must be a Toss client key (test_ck_… or live_ck_…)'
+        : secretKey && secretKey.slice(0, 4) !== v.slice(0, 4) ? 'must be of the same mode as SUNAP_TOSS_SECRET_KEY (test_ck_ with test_sk_, live_ck_ with live_sk_): Toss issues them as a pair' : null);
+  return { kind, clientKey, secretKey, baseUrl, ...extra };
 }
 
 export function loadMessaging(env: Env, problems: string[]): MessagingSettings {

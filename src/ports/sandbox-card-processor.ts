@@ -1,17 +1,19 @@
 import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import type { ApproveOutcome, CancelOutcome, CardProcessor } from './card-processor.js';
+import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardProcessor } from './card-processor.js';
 import { recallCharge, rememberCharge } from './sandbox-repository.js';
 
 /** The sandbox cards (docs/reference.md, "Sandbox"). Any other number is declined: no real card is ever charged. */
-export const SANDBOX_CARDS: Record<string, { outcome: 'APPROVED' | 'DECLINED' | 'ERROR'; issuer?: string; message?: string; cancelFails?: boolean }> = {
+export const SANDBOX_CARDS: Record<string, { outcome: 'APPROVED' | 'DECLINED' | 'ERROR'; issuer?: string; message?: string; cancelFails?: boolean; lostAnswer?: boolean }> = {
   '4242424242424242': { outcome: 'APPROVED', issuer: '신한카드' },
   '5555555555554444': { outcome: 'APPROVED', issuer: 'KB국민카드' },
   '4000000000000002': { outcome: 'DECLINED', message: '카드사에서 승인을 거절했습니다' },
   '4000000000009995': { outcome: 'DECLINED', message: '잔액이 부족합니다' },
   '4000000000000119': { outcome: 'ERROR', message: '카드사 처리 중 오류가 발생했습니다' },
   '4000000000000259': { outcome: 'APPROVED', issuer: '신한카드', cancelFails: true },
+  /** Approved, but the answer is lost on its way back: the attempt stays open until a look-up settles it. */
+  '4000000000000127': { outcome: 'APPROVED', issuer: '신한카드', lostAnswer: true },
 };
 
 /**
@@ -46,7 +48,9 @@ export class SandboxCardProcessor implements CardProcessor {
     if (card.outcome === 'ERROR') return { outcome: 'ERROR', message: card.message! };
     if (card.outcome === 'DECLINED') return this.remember(req.idempotencyKey, { outcome: 'DECLINED', message: card.message! });
     const approvalNumber = String(randomInt(10_000_000, 100_000_000));
-    return this.remember(req.idempotencyKey, { outcome: 'APPROVED', approvalNumber, issuerName: card.issuer!, accepterName: card.issuer! });
+    const approved = await this.remember(req.idempotencyKey, { outcome: 'APPROVED', approvalNumber, issuerName: card.issuer!, accepterName: card.issuer! });
+    if (card.lostAnswer) throw new OutcomeUnknown('sandbox: the approval was made and its answer lost (test card 4000 0000 0000 0127)');
+    return approved;
   }
 
   async lookup(idempotencyKey: string): Promise<ApproveOutcome | null> {

@@ -83,7 +83,7 @@ forEachEngine('console in Chromium', (engine) => {
       assert.equal(await rows.count(), 1);
       await Promise.all([page.waitForURL(new RegExp(`/console/payments/${seq}$`)), page.getByRole('link', { name: seq }).click()]);
       const timeline = page.locator('ol.timeline');
-      for (const s of ['결제 요청됨', '카드 승인 시도: 승인', '5555-55**-****-4444', '결제 승인']) assert.ok((await timeline.textContent())!.includes(s), `timeline: ${s}`);
+      for (const s of ['결제 요청됨', '결제창: 승인', '5555-55**-****-4444', '결제 승인']) assert.ok((await timeline.textContent())!.includes(s), `timeline: ${s}`);
       await eventually(async () => {
         await page.reload();
         return (await page.locator('ol.timeline').textContent())!.includes('결과 알림(콜백) 1회차: 성공');

@@ -60,7 +60,8 @@ forEachEngine('console: payments', (engine) => {
     assert.equal((await t.pay(seq, '4242424242424242')).approved, true);
     await eventually(async () => (await t.app.sunap.database.db.selectFrom('outbound_attempts').select('id').where('target', '=', 'CALLBACK').where('ref_id', '=', (await paymentOf(seq)).id).execute()).length > 0, 'the callback');
     let d = textOf((await c.get(`/console/payments/${seq}`)).text);
-    for (const s of ['결제 요청됨', '카드 승인 시도: 거절', '4000-00**-****-0002', '카드 승인 시도: 승인', '4242-42**-****-4242', '결제 승인', '결과 알림(콜백) 1회차: 성공 (HTTP 200)', '결제 완료']) {
+    // The store takes cards through the (sandbox's) window: each try is a window, the card known from the processor's answer.
+    for (const s of ['결제 요청됨', '결제창: 거절', 'sandbox · 카드 · 카드사에서 승인을 거절했습니다', '결제창: 승인', '4242-42**-****-4242', '결제 승인', '신용카드 · 신한카드 · 4242-42**-****-4242 · 승인번호', '결과 알림(콜백) 1회차: 성공 (HTTP 200)', '결제 완료']) {
       assert.ok(d.includes(s), `the detail shows "${s}"`);
     }
     const page = await c.get(`/console/payments/${seq}/cancel`);
@@ -76,7 +77,7 @@ forEachEngine('console: payments', (engine) => {
     assert.equal(p.state, 'CANCEL_COMPLETE');
     assert.equal(p.cancel_reason, '고객 환불 요청');
     d = textOf((await c.get(r.location!)).text);
-    for (const s of ['결제를 취소했습니다', '결제 취소', '결제 취소 완료', '고객 환불 요청', '카드 취소 시도: 취소됨', '결과 알림(콜백) 1회차: 성공']) assert.ok(d.includes(s), `after the cancel the detail shows "${s}"`);
+    for (const s of ['결제를 취소했습니다', '결제 취소', '결제 취소 완료', '고객 환불 요청', '취소 시도: 취소됨', '결과 알림(콜백) 1회차: 성공']) assert.ok(d.includes(s), `after the cancel the detail shows "${s}"`);
     // The API sees the same state: the console used the gateway's own cancel.
     assert.equal((await t.gw('searchPayment', { TRANS_SEQNO: seq })).body.result_data.APPROVE_STATUS, 'CANCEL_COMPLETE');
   });

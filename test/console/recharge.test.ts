@@ -38,6 +38,8 @@ forEachEngine('console: points recharge by card (a recharge store named, the pro
     // The operator's store that sells points (in a real set-up: `sunap store create`).
     await db().insertInto('stores').values({ code: RECHARGE_STORE, platform_code: t.platformCode, name: 'Sunap 포인트', ceo_name: '', biz_reg_num: '', tel: '', cat_enabled: 1, created_at: Date.now() })
       .onConflict((oc) => oc.column('code').doNothing()).execute();
+    // The injected card network takes the card: the store takes cards by Sunap's card form.
+    await t.setWay(RECHARGE_STORE, 'key-in');
     const { owner, c } = await ownerClient(t, { points: 100 });
     const r = await c.post('/console/points/recharge', { points: '5,000' }, { from: '/console/points' });
     assert.equal(r.status, 303);

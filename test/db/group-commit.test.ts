@@ -24,6 +24,7 @@ function payment(seqno: string, id = `pay-${seqno}-${Math.random().toString(36).
     order_type: 'BILL', items_json: '[]', pay_path: 'WEB', approval_number: null, approval_at: null, installment_month: null,
     issuer_name: null, accepter_name: null, method_name: null, card_bin: null, card_last4: null, processor_ref: null,
     cancel_at: null, cancel_reason: '', cancel_amount: 0, created_at: now, updated_at: now,
+    processor: null, processor_order: null, method: null, vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null,
   };
 }
 

@@ -43,7 +43,7 @@ const env = {
   SUNAP_PUBLIC_URL: `https://localhost:${frontPort}`,
   SUNAP_SECRET_KEY: '<64 hex characters: openssl rand -hex 32>',
   NODE_EXTRA_CA_CERTS: join(tls, 'ca.crt'),
-  SUNAP_CARD_PROCESSOR: 'toss',
+  SUNAP_CARD_PROCESSOR: 'toss-keyin',
   SUNAP_TOSS_SECRET_KEY: toss.secretKey,
   SUNAP_TOSS_API_URL: toss.url,
   SUNAP_MESSAGING_PROVIDER: 'solapi',

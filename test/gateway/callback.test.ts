@@ -84,12 +84,23 @@ test('callbackBody: every field of the approval, the optional ones empty when ab
   assert.deepEqual(callbackBody(p), {
     RESULT_CODE: '0000', RESULT_MSG: '정상 승인되었습니다', TRANS_SEQNO: 'ORDER-1', MOBILE_NO: '01012345678', APPROVAL_AMOUNT: '128000',
     TEMP_VALUE: '', ORDER_TYPE: 'BILL', approvalNumber: '', approvalDatetime: '', cardCompany: '', installment: '00', payerName: '홍길동',
-    txId: 'PC1_SD1_ORDER-1',
+    txId: 'PC1_SD1_ORDER-1', methodName: '',
   });
   const full = { ...p, temp_value: 'order-9', approval_number: '48213377', approval_at: Date.UTC(2026, 10, 22, 5, 31, 10), issuer_name: '신한카드', installment_month: '03' } as Payment;
   assert.deepEqual(callbackBody(full), {
     RESULT_CODE: '0000', RESULT_MSG: '정상 승인되었습니다', TRANS_SEQNO: 'ORDER-1', MOBILE_NO: '01012345678', APPROVAL_AMOUNT: '128000',
     TEMP_VALUE: 'order-9', ORDER_TYPE: 'BILL', approvalNumber: '48213377', approvalDatetime: '20261122143110', cardCompany: '신한카드', installment: '03',
-    payerName: '홍길동', txId: 'PC1_SD1_ORDER-1',
+    payerName: '홍길동', txId: 'PC1_SD1_ORDER-1', methodName: '',
   });
+  // Paid with no card (a transfer keeps its bank as issuer, an easy pay from its balance has none): no card company, a lump sum; the method's name.
+  const transfer = { ...full, method: 'TRANSFER', method_name: '계좌이체', issuer_name: '신한은행', installment_month: null } as Payment;
+  assert.deepEqual([callbackBody(transfer).cardCompany, callbackBody(transfer).installment, callbackBody(transfer).methodName], ['', '00', '계좌이체']);
+  const balance = { ...full, method: 'EASY_PAY', method_name: '카카오페이', issuer_name: null, installment_month: null } as Payment;
+  assert.deepEqual([callbackBody(balance).cardCompany, callbackBody(balance).installment, callbackBody(balance).methodName], ['', '00', '카카오페이']);
+  const byCard = { ...full, method: 'EASY_PAY', method_name: '토스페이', issuer_name: 'KB국민카드', installment_month: '02' } as Payment;
+  assert.deepEqual([callbackBody(byCard).cardCompany, callbackBody(byCard).installment, callbackBody(byCard).methodName], ['KB국민카드', '02', '토스페이']);
+  const account = { ...full, method: 'VIRTUAL_ACCOUNT', method_name: '가상계좌', issuer_name: null, installment_month: null } as Payment;
+  assert.deepEqual([callbackBody(account).cardCompany, callbackBody(account).installment, callbackBody(account).methodName], ['', '00', '가상계좌']);
+  const card = { ...full, method: 'CARD', method_name: '신용카드' } as Payment;
+  assert.deepEqual([callbackBody(card).cardCompany, callbackBody(card).installment, callbackBody(card).methodName], ['신한카드', '03', '신용카드']);
 });

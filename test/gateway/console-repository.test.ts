@@ -29,7 +29,7 @@ function paymentRow(s: StoreKey, n: number, over: Partial<Payment> = {}): Paymen
     confirm_url: null, return_display_yn: 'N', return_url: null, temp_value: null, user_id: null, order_type: 'BILL', items_json: null,
     pay_path: 'WEB', approval_number: null, approval_at: null, installment_month: null, issuer_name: null, accepter_name: null,
     method_name: null, card_bin: null, card_last4: null, processor_ref: null, cancel_at: null, cancel_reason: '', cancel_amount: 0,
-    created_at: T + n * MIN, updated_at: T + n * MIN, ...over,
+    created_at: T + n * MIN, updated_at: T + n * MIN, processor: null, processor_order: null, method: null, vbank_code: '', vbank_name: '', vbank_account: '', vbank_holder: '', vbank_due_at: null, vbank_secret_sealed: null, ...over,
   };
 }
 
@@ -280,13 +280,22 @@ forEachEngine('gateway console repository', (engine) => {
     assert.equal(t.payment.id, p!.id);
     assert.deepEqual(t.timeline, [
       { at: T, kind: 'REQUESTED' },
-      { at: T + 10, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'DECLINED', card: '1234-56**-****-9999', message: '한도 초과', closedAt: T + 11 },
-      { at: T + 20, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'APPROVED', card: '1234-56**-****-4321', message: null, closedAt: null },
-      { at: T + 20, kind: 'APPROVED', approvalNumber: '30001234', issuer: '신한카드' },
+      { at: T + 10, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'DECLINED', card: '1234-56**-****-9999', message: '한도 초과', closedAt: T + 11, processor: null, method: null },
+      { at: T + 20, kind: 'ATTEMPT', attempt: 'APPROVE', status: 'APPROVED', card: '1234-56**-****-4321', message: null, closedAt: null, processor: null, method: null },
+      { at: T + 20, kind: 'APPROVED', approvalNumber: '30001234', issuer: '신한카드', methodName: '', card: '1234-56**-****-4321' },
       { at: T + 20, kind: 'CALLBACK', attemptNo: 1, url: 'https://shop.example.com/cb', statusCode: null, error: 'timeout', durationMs: 10_000 },
       { at: T + 30, kind: 'CALLBACK', attemptNo: 2, url: 'https://shop.example.com/cb', statusCode: 200, error: null, durationMs: 12 },
-      { at: T + 40, kind: 'ATTEMPT', attempt: 'CANCEL', status: 'APPROVED', card: null, message: null, closedAt: T + 41 },
+      { at: T + 40, kind: 'ATTEMPT', attempt: 'CANCEL', status: 'APPROVED', card: null, message: null, closedAt: T + 41, processor: null, method: null },
       { at: T + 40, kind: 'CANCELED', reason: '환불', amount: 10_000 },
+    ]);
+    // A processor's notice about the payment shows where it arrived, after what was there at that time.
+    await h.db.insertInto('processor_events').values({
+      id: `ev-${p!.id}`, processor: 'sandbox', store_code: null, event_key: `k-${p!.id}`, event_type: 'PAYMENT_STATUS_CHANGED', order_id: 'tl-a2',
+      payment_id: p!.id, outcome: 'APPLIED', detail: 'looked up: STATE', received_at: T + 30, updated_at: T + 30,
+    }).execute();
+    assert.deepEqual((await c.timeline(s, p!.trans_seqno)).timeline.slice(5, 7), [
+      { at: T + 30, kind: 'CALLBACK', attemptNo: 2, url: 'https://shop.example.com/cb', statusCode: 200, error: null, durationMs: 12 },
+      { at: T + 30, kind: 'EVENT', processor: 'sandbox', type: 'PAYMENT_STATUS_CHANGED', outcome: 'APPLIED', detail: 'looked up: STATE' },
     ]);
     assert.equal(t.callbackJob, null, 'no job row');
 
@@ -301,7 +310,7 @@ forEachEngine('gateway console repository', (engine) => {
     assert.deepEqual((await c.timeline(s, fresh!.trans_seqno)).timeline, [{ at: fresh!.created_at, kind: 'REQUESTED' }]);
     // An approval whose processor gave no number or issuer shows empty strings.
     await h.db.updateTable('payments').set({ state: 'APPROVE_COMPLETE', approval_at: fresh!.created_at + 5 }).where('id', '=', fresh!.id).execute();
-    assert.deepEqual((await c.timeline(s, fresh!.trans_seqno)).timeline[1], { at: fresh!.created_at + 5, kind: 'APPROVED', approvalNumber: '', issuer: '' });
+    assert.deepEqual((await c.timeline(s, fresh!.trans_seqno)).timeline[1], { at: fresh!.created_at + 5, kind: 'APPROVED', approvalNumber: '', issuer: '', methodName: '', card: null });
     await assert.rejects(c.timeline(other, p!.trans_seqno), (e) => e instanceof GatewayError && /TRANS_SEQNO/.test(e.message));
     assert.equal(await c.payment(other, p!.trans_seqno), undefined);
     assert.equal((await c.store(s))?.code, s.storeCode);

@@ -15,7 +15,8 @@ for (const engine of engines) {
     let rx: Receiver;
     before(async () => {
       rx = await new Receiver().start();
-      t = await startApp(engine);
+      // The card network's own records are read here: the store takes cards by Sunap's card form.
+      t = await startApp(engine, {}, { keyIn: true });
     });
     after(async () => {
       await t?.close();
@@ -46,7 +47,7 @@ for (const engine of engines) {
         RESULT_CODE: '0000', RESULT_MSG: '정상 승인되었습니다', TRANS_SEQNO: body.TRANS_SEQNO, MOBILE_NO: '01012345678',
         APPROVAL_AMOUNT: '64000', TEMP_VALUE: 'order-77', ORDER_TYPE: 'SHOP', approvalNumber: search.APPROVAL_NUMBER,
         approvalDatetime: search.APPROVAL_DATETIME, cardCompany: 'KB국민카드', installment: '00', payerName: '김고객',
-        txId: `${t.platformCode}_${t.storeCode}_${body.TRANS_SEQNO}`,
+        txId: `${t.platformCode}_${t.storeCode}_${body.TRANS_SEQNO}`, methodName: '신용카드',
       });
       const cancel = { TRANS_SEQNO: body.TRANS_SEQNO, REQUEST_TYPE: 'CANCEL', APPROVAL_AMOUNT: '64000', MOBILE_NO: '01012345678' };
       const c = rd(await t.gw('requestPaymentCancel', cancel));

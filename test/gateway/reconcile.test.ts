@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { GatewayContext } from '../../src/gateway/context.js';
+import { ProcessorRegistry } from '../../src/gateway/processors.js';
 import { reconcile, STALE_ATTEMPT_MS, staleAttemptMs } from '../../src/gateway/reconcile.js';
 import type { Payment } from '../../src/gateway/repository.js';
 import { DEFAULT_SANDBOX_CARD } from '../../src/gateway/sandbox-routes.js';
@@ -27,7 +28,7 @@ test('an attempt counts as abandoned after three times the processor\'s longest 
 });
 
 forEachEngine('the reconcile of one payment', (engine) => {
-  const t = withApp(engine, {}, { runJobs: false });
+  const t = withApp(engine, {}, { runJobs: false, keyIn: true });
   const NOW = Date.UTC(2026, 10, 23, 3, 0, 0);
   const cancels: Parameters<CardProcessor['cancel']>[0][] = [];
   let network: SandboxCardProcessor;
@@ -44,8 +45,11 @@ forEachEngine('the reconcile of one payment', (engine) => {
         return network.cancel(r);
       },
     };
+    const processors = new ProcessorRegistry(t.app.sunap.database.db, t.app.sunap.box, {
+      global: { processor: 'sandbox', way: 'key-in' }, globalKeys: {}, live: false, checkout: {}, keyIn: { 'sandbox-keyin': () => processor },
+    });
     ctx = {
-      db: t.app.sunap.database.db, clock: { nowMs: () => NOW, now: () => new Date(NOW) }, processor, log: log.log, listeners: [],
+      db: t.app.sunap.database.db, clock: { nowMs: () => NOW, now: () => new Date(NOW) }, processors, box: t.app.sunap.box, log: log.log, listeners: [],
       wake: () => {}, staleAttemptMs: staleAttemptMs(processor), reconcile: async () => false,
     };
   });

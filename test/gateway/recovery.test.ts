@@ -9,7 +9,7 @@ import { openAttempt } from '../helpers/attempts.js';
 const card = DEFAULT_SANDBOX_CARD;
 
 forEachEngine('recovery of attempts left open by a crash', (engine) => {
-  const t = withApp(engine);
+  const t = withApp(engine, {}, { keyIn: true });
 
   async function payment() {
     const body = paymentBody();

@@ -7,7 +7,7 @@ import { parseStoredLines, storedLine, storeLines } from '../../src/gateway/item
 import type { Payment } from '../../src/gateway/repository.js';
 import { returnUrlFor } from '../../src/gateway/views.js';
 import {
-  alreadyApplied, canApply, isTerminalPayPath, PAY_PATHS, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState,
+  accountGuard, alreadyApplied, canApply, isTerminalPayPath, PAY_PATHS, PAYMENT_STATES, PAYMENT_TRANSITIONS, type PaymentEvent, type PaymentState,
 } from '../../src/gateway/payment-state.js';
 
 /**
@@ -165,26 +165,43 @@ describe('the payment state machine', () => {
   /** Every move the gateway may make, as (event, from) → to; anything else is not a move. */
   const expected: Record<PaymentEvent, Partial<Record<PaymentState, PaymentState>>> = {
     approve: { STORE_REQUEST: 'APPROVE_COMPLETE' },
+    issueAccount: { STORE_REQUEST: 'STORE_REQUEST' },
+    deposit: { STORE_REQUEST: 'APPROVE_COMPLETE' },
+    closeAccount: { STORE_REQUEST: 'STORE_REQUEST' },
     cancel: { APPROVE_COMPLETE: 'CANCEL_COMPLETE', CANCEL_FAIL: 'CANCEL_COMPLETE' },
     cancelFail: { APPROVE_COMPLETE: 'CANCEL_FAIL', CANCEL_FAIL: 'CANCEL_FAIL' },
     delete: { STORE_REQUEST: 'STORE_DELETE' },
   };
+  /** The events that need a virtual account open (open) or none (none) on the waiting payment. */
+  const account: Partial<Record<PaymentEvent, 'none' | 'open'>> = { approve: 'none', issueAccount: 'none', deposit: 'open', closeAccount: 'open', delete: 'none' };
 
-  test('every state and event: allowed exactly where the table says, and to where it says', () => {
-    assert.deepEqual(events.sort(), ['approve', 'cancel', 'cancelFail', 'delete']);
+  test('every state, event and account: allowed exactly where the table says, and to where it says', () => {
+    assert.deepEqual(events.sort(), ['approve', 'cancel', 'cancelFail', 'closeAccount', 'delete', 'deposit', 'issueAccount']);
     for (const event of events) {
+      assert.equal(accountGuard(event), account[event], `${event}'s account guard`);
       for (const state of PAYMENT_STATES) {
         const to = expected[event][state];
-        assert.equal(canApply(event, state), to !== undefined, `${event} from ${state}`);
+        for (const open of [false, true]) {
+          const allowed = to !== undefined && (account[event] === undefined || account[event] === (open ? 'open' : 'none'));
+          assert.equal(canApply(event, state, open), allowed, `${event} from ${state}, account ${open ? 'open' : 'none'}`);
+        }
+        assert.equal(canApply(event, state), to !== undefined && account[event] !== 'open', `${event} from ${state} without the account argument`);
         if (to) assert.equal(PAYMENT_TRANSITIONS[event].to, to);
       }
     }
   });
 
-  test('an event is already applied only in its target state', () => {
+  test('an event is already applied only in its target state, and never when it keeps the payment where it was', () => {
     for (const event of events) {
-      for (const state of PAYMENT_STATES) assert.equal(alreadyApplied(event, state), PAYMENT_TRANSITIONS[event].to === state, `${event} in ${state}`);
+      const t = PAYMENT_TRANSITIONS[event];
+      for (const state of PAYMENT_STATES) {
+        assert.equal(alreadyApplied(event, state), t.to === state && !(t.from as readonly string[]).includes(state), `${event} in ${state}`);
+      }
     }
+    assert.equal(alreadyApplied('issueAccount', 'STORE_REQUEST'), false);
+    assert.equal(alreadyApplied('closeAccount', 'STORE_REQUEST'), false);
+    assert.equal(alreadyApplied('delete', 'STORE_DELETE'), true);
+    assert.equal(alreadyApplied('cancel', 'CANCEL_COMPLETE'), true);
   });
 
   test('terminal pay paths are KIOSK, VAN and CARD; WEB and EPAY are not', () => {

@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { createPlatform, createStore } from '../../src/gateway/merchants.js';
 import { kstCompact } from '../../src/platform/kst.js';
 import { loadConfig } from '../../src/platform/config.js';
+import type { CheckoutFactories } from '../../src/gateway/index.js';
 import type { CardProcessor } from '../../src/ports/card-processor.js';
 import type { MessagingProvider } from '../../src/ports/messaging.js';
 import { apiSign } from '../../src/platform/crypto.js';
@@ -55,14 +56,21 @@ export interface TestApp {
   get(path: string, headers?: Record<string, string>): Promise<Answer>;
   /** Another platform (with its own key) or another store of this platform. */
   addPlatform(): Promise<{ platformCode: string; apiKey: string; storeCode: string }>;
-  addStore(opts?: { cat?: boolean }): Promise<string>;
+  addStore(opts?: { cat?: boolean; keyIn?: boolean }): Promise<string>;
+  /** Sets a store's way: the sandbox's card form (key-in) or the sandbox's window (checkout, the default). */
+  setWay(storeCode: string, way: 'key-in' | 'checkout'): Promise<void>;
   /** The customer pays through the sandbox (same code path as the page). */
   pay(transSeqNo: string, cardNumber?: string, storeCode?: string): Promise<any>;
   close(): Promise<void>;
 }
 
 /** Builds the real app on a fresh database, listens on a free port, and creates one platform and store. */
-export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean; processor?: CardProcessor; messaging?: MessagingProvider } = {}): Promise<TestApp> {
+/**
+ * `keyIn`: the store takes cards by Sunap's card form (the sandbox card network, or Toss's
+ * card-number API under SUNAP_CARD_PROCESSOR=toss-keyin) instead of the processor's window, the
+ * default; on by default for a suite that scripts the card network (`processor`).
+ */
+export async function startApp(engine: Engine, env: Record<string, string> = {}, opts: { runJobs?: boolean; listen?: boolean; processor?: CardProcessor; messaging?: MessagingProvider; checkout?: CheckoutFactories; keyIn?: boolean } = {}): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const port = await freePort();
   const config = loadConfig({
@@ -77,10 +85,19 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       cb();
     },
   });
-  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor, messaging: opts.messaging });
+  const app = await buildApp(config, { logger: createLogger(config.logLevel, sink), runJobs: opts.runJobs, processor: opts.processor, messaging: opts.messaging, checkout: opts.checkout });
   const now = app.sunap.clock.nowMs();
   const { platformCode, apiKey } = await createPlatform(app.sunap.database.db, app.sunap.box, now, { name: '테스트 플랫폼' });
   const { storeCode } = await createStore(app.sunap.database.db, now, { platformCode, name: '행복 피아노 학원', ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
+  const keyIn = opts.keyIn ?? !!opts.processor;
+  const setWay = async (code: string, way: 'key-in' | 'checkout') => {
+    // Under a key-in operator (toss-keyin) stores are key-in already; the sandbox's way is a store setting.
+    if (config.cardProcessor.kind !== 'sandbox') return;
+    await app.sunap.database.db.insertInto('store_processors')
+      .values({ store_code: code, processor: 'sandbox', way, methods: JSON.stringify(['CARD', 'EASY_PAY', 'VIRTUAL_ACCOUNT']), updated_at: now })
+      .onConflict((oc) => oc.column('store_code').doUpdateSet({ way })).execute();
+  };
+  if (keyIn) await setWay(storeCode, 'key-in');
   if (opts.listen !== false) await app.listen({ port, host: '127.0.0.1' });
   else await app.ready();
   const url = `http://127.0.0.1:${port}`;
@@ -115,8 +132,11 @@ export async function startApp(engine: Engine, env: Record<string, string> = {},
       return { ...p, storeCode: s.storeCode };
     },
     async addStore(o = {}) {
-      return (await createStore(app.sunap.database.db, app.sunap.clock.nowMs(), { platformCode, name: '두번째 상점', cat: o.cat })).storeCode;
+      const code = (await createStore(app.sunap.database.db, app.sunap.clock.nowMs(), { platformCode, name: '두번째 상점', cat: o.cat })).storeCode;
+      if (o.keyIn ?? keyIn) await setWay(code, 'key-in');
+      return code;
     },
+    setWay,
     async pay(transSeqNo, cardNumber, sc = storeCode) {
       const r = await send('POST', `/sandbox/payments/${encodeURIComponent(transSeqNo)}/pay`, { PLATFORM_CODE: platformCode, STORE_CODE: sc, ...(cardNumber ? { cardNumber } : {}) });
       return r.body;

@@ -66,12 +66,15 @@ forEachEngine('invoice to payment in Chromium', (engine) => {
       await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('link', { name: '결제 페이지 열기' }).first().click()]);
       assert.ok((await page.textContent('main'))!.includes('130,000원'));
 
-      // The card form, found by its labels.
-      await page.getByLabel('카드번호', { exact: true }).fill('4242424242424242');
-      await page.getByLabel(/유효기간/).fill('12/35');
-      await page.getByLabel(/비밀번호 앞 2자리/).fill('12');
-      await page.getByLabel(/생년월일/).fill('920817');
-      await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: /결제하기/ }).click()]);
+      // The parent pays by virtual account: the window issues one, the page shows it, the bank's deposit pays it.
+      await Promise.all([page.waitForURL(/sandbox-window/), page.getByRole('button', { name: /가상계좌/ }).click()]);
+      await page.getByLabel('입금할 은행').selectOption({ label: 'KB국민은행' });
+      await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('button', { name: '가상계좌 발급받기' }).click()]);
+      await page.getByRole('heading', { name: '가상계좌로 입금해 주세요' }).waitFor();
+      assert.ok((await page.textContent('main'))!.includes('KB국민은행'));
+      const pending = await t.get(`/app/v1/sales/bill/${bill.uniqueId}`, auth);
+      assert.equal(pending.body.result_data.bill.status, 'PENDING', 'an issued account is not a payment');
+      await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: '130,000원 입금하기' }).click()]);
       await page.getByRole('heading', { name: '결제가 완료되었습니다' }).waitFor();
 
       // The invoice followed its payment.
@@ -79,7 +82,7 @@ forEachEngine('invoice to payment in Chromium', (engine) => {
         const r = await t.get(`/app/v1/sales/bill/${bill.uniqueId}`, auth);
         return r.body.result_data?.bill?.status === 'DONE' ? r.body.result_data : undefined;
       }, 'the invoice DONE');
-      assert.equal(detail.payment.payCompany, '신한카드');
+      assert.equal(detail.payment.payCompany, 'KB국민은행');
 
       // The public page shows it paid, without the pay button.
       await page.goto(`${t.url}/pay/${bill.transSeqNo}`);

@@ -93,7 +93,7 @@ describe('provider settings', () => {
 
   test('live mode with everything given starts; each setting is checked by name', () => {
     const c = load({});
-    assert.equal(c.cardProcessor.kind, 'toss');
+    assert.equal(c.cardProcessor.kind, 'toss-keyin');
     assert.equal(c.messaging.kind, 'solapi');
     const cases: [Record<string, string>, RegExp][] = [
       [{ SUNAP_TOSS_SECRET_KEY: 'test_ck_clientkey000' }, /SUNAP_TOSS_SECRET_KEY: must be a Toss secret key/],

@@ -33,7 +33,7 @@ export function withFakes(): Fakes {
 export function liveEnv(f: Fakes, over: Record<string, string> = {}): Record<string, string> {
   return {
     SUNAP_MODE: 'live', SUNAP_SECRET_KEY: LIVE_SECRET_KEY, SUNAP_PUBLIC_URL: 'https://pay.example.com', SUNAP_OUTBOUND_TIMEOUT_MS: String(LIVE_TIMEOUT_MS),
-    SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_SECRET_KEY: f.toss.secretKey, SUNAP_TOSS_API_URL: f.toss.url,
+    SUNAP_CARD_PROCESSOR: 'toss-keyin', SUNAP_TOSS_SECRET_KEY: f.toss.secretKey, SUNAP_TOSS_API_URL: f.toss.url,
     SUNAP_MESSAGING_PROVIDER: 'solapi', SUNAP_SOLAPI_API_KEY: FAKE_SOLAPI.apiKey, SUNAP_SOLAPI_API_SECRET: FAKE_SOLAPI.apiSecret,
     SUNAP_SOLAPI_API_URL: f.solapi.url, SUNAP_SOLAPI_SENDER: FAKE_SOLAPI.sender, SUNAP_SOLAPI_PFID: FAKE_SOLAPI.pfId,
     SUNAP_SOLAPI_TEMPLATE_ID: FAKE_SOLAPI.templateId, ...over,

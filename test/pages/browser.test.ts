@@ -34,7 +34,7 @@ forEachEngine('payment page in Chromium', (engine) => {
   let merchant: Awaited<ReturnType<typeof startMerchant>>;
 
   before(async () => {
-    await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v)), startMerchant().then((v) => (merchant = v))]);
+    await startAll([startApp(engine, {}, { keyIn: true }).then((v) => (t = v)), launchBrowser().then((v) => (browser = v)), startMerchant().then((v) => (merchant = v))]);
   });
   after(async () => {
     await browser?.close();

@@ -20,7 +20,7 @@ async function request(url: string, init: RequestInit = {}): Promise<Page> {
 }
 
 forEachEngine('payment page', (engine) => {
-  const t = withApp(engine);
+  const t = withApp(engine, {}, { keyIn: true });
 
   /** Creates a payment through the signed API and returns its page link parts. */
   async function create(over: Record<string, unknown> = {}) {

@@ -66,3 +66,31 @@ test('a bad value is a clear start-up error naming the variable', () => {
     assert.throws(() => loadConfig({ ...base, ...env }), (e: unknown) => e instanceof ConfigError && re.test((e as Error).message), JSON.stringify(env));
   }
 });
+
+test('SUNAP_CARD_PROCESSOR: toss is the payment window and needs both keys of one pair; toss-keyin the card-number API and its secret key', () => {
+  const base = { DATABASE_URL: 'sqlite::memory:', SUNAP_SECRET_KEY: '11'.repeat(32) };
+  const load = (env: Record<string, string>) => loadConfig({ ...base, ...env });
+  const problems = (env: Record<string, string>) => {
+    try {
+      load(env);
+    } catch (e) {
+      if (e instanceof ConfigError) return e.message;
+      throw e;
+    }
+    return '';
+  };
+  const window = load({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_ck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' });
+  assert.deepEqual(window.cardProcessor, { kind: 'toss', clientKey: 'test_ck_abcdefgh12', secretKey: 'test_sk_abcdefgh12', baseUrl: 'https://api.tosspayments.com' });
+  assert.deepEqual(load({ SUNAP_CARD_PROCESSOR: 'toss-keyin', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }).cardProcessor, { kind: 'toss-keyin', secretKey: 'test_sk_abcdefgh12', baseUrl: 'https://api.tosspayments.com' });
+  // Each missing variable is named, all at once.
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'toss' }), '2 problems:\n  - SUNAP_TOSS_SECRET_KEY: required with this provider\n  - SUNAP_TOSS_CLIENT_KEY: required with this provider');
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }), 'SUNAP_TOSS_CLIENT_KEY: required with this provider');
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'toss-keyin' }), 'SUNAP_TOSS_SECRET_KEY: required with this provider', 'key-in needs no client key');
+  assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'live_ck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }), /^SUNAP_TOSS_CLIENT_KEY: must be of the same mode as SUNAP_TOSS_SECRET_KEY/);
+  assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_gck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_gsk_abcdefgh12' }), /SUNAP_TOSS_SECRET_KEY: a payment widget key .* SUNAP_TOSS_CLIENT_KEY: a payment widget key/s);
+  assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_sk_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }), /^SUNAP_TOSS_CLIENT_KEY: must be a Toss client key/);
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'tosspayments' }), 'SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments\' payment window) or toss-keyin (its card-number API, by contract only), got "tosspayments"');
+  // Live mode without a real processor says which ones there are.
+  assert.match(problems({ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32), SUNAP_PUBLIC_URL: 'https://pay.example.com' }),
+    /SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss \(Toss Payments' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY\) or toss-keyin/);
+});

@@ -327,6 +327,8 @@ export async function createFixture(databaseUrl: string, points: number[]): Prom
   let storeCode = '';
   for (const [i, p] of points.entries()) {
     const s = await createStore(store.db, now, { platformCode, name: `신뢰성 학원 ${i + 1}`, ceoName: '김대표', bizRegNum: '1234567890', tel: '0212345678' });
+    // The scenarios post the card form and count the card network's charges: these stores take cards by key-in.
+    await store.db.insertInto('store_processors').values({ store_code: s.storeCode, processor: 'sandbox', way: 'key-in', methods: '["CARD"]', updated_at: now }).execute();
     if (i === 0) storeCode = s.storeCode;
     const email = `rel-${i}-${randomBytes(3).toString('hex')}@example.com`;
     const password = 'correct horse battery';

@@ -274,7 +274,7 @@ forEachEngine('hostile callers', (engine) => {
     let receiver: Receiver;
     before(async () => {
       receiver = await new Receiver().start();
-      t = await startApp(engine, { LOG_LEVEL: 'trace' });
+      t = await startApp(engine, { LOG_LEVEL: 'trace' }, { keyIn: true });
     });
     after(async () => {
       await t?.close();

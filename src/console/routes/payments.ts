@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { maskedCard, ORDER_TYPES, PAY_PATHS, PAYMENT_STATES, type PaymentFilter, type PaymentListRow } from '../../gateway/index.js';
 import { hasRole } from '../../invoicing/index.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, GatewayCodes, GatewayError } from '../../platform/errors.js';
+import { BANKS } from '../../ports/banks.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
 import { streamCsv, type Column } from '../csv.js';
@@ -102,21 +103,33 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
 
   app.get('/payments/:seq/cancel', { config: { consoleRole: 'manager' }, schema: { hide: true, params: SeqParams } }, async (req, reply) => {
     const { p } = await found(req);
-    return renderPage(req, reply, { title: '결제 취소', active: 'payments', body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply) }) });
+    return renderPage(req, reply, { title: '결제 취소', active: 'payments', body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), banks: [...BANKS] }) });
   });
 
   app.post('/payments/:seq/cancel', {
     config: { consoleRole: 'manager' },
-    schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf, reason: Str(100), confirm: Str(10) }) },
+    schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf, reason: Str(100), confirm: Str(10), refundBank: Str(10), refundAccount: Str(30), refundHolder: Str(50) }) },
   }, async (req, reply) => {
     const { user, p } = await found(req);
-    const reason = req.body.reason?.trim() ?? '';
-    if (!reason || req.body.confirm !== 'yes') {
-      const error = !reason ? '취소 사유를 적어 주세요.' : '전액 취소를 확인해 주세요.';
-      return renderPage(req, reply, { title: '결제 취소', active: 'payments', body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), error }) }, 400);
+    const b = req.body;
+    const reason = b.reason?.trim() ?? '';
+    const again = async (error: string) => renderPage(req, reply, {
+      title: '결제 취소', active: 'payments',
+      body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), error, banks: [...BANKS], refund: { bankCode: b.refundBank, holderName: b.refundHolder } }),
+    }, 400);
+    if (!reason || b.confirm !== 'yes') return again(!reason ? '취소 사유를 적어 주세요.' : '전액 취소를 확인해 주세요.');
+    // The same service as the API's CANCEL: the full approved amount, its rules and codes; a
+    // virtual account's refund account is checked there (4010 without it, 4002 naming a bad field).
+    try {
+      await deps.gateway.cancelApproved(user.store, p, Number(p.amount), reason, { bankCode: b.refundBank, accountNumber: b.refundAccount, holderName: b.refundHolder });
+    } catch (err) {
+      if (!(err instanceof GatewayError)) throw err;
+      if (err.resultCode === GatewayCodes.REFUND_ACCOUNT) return again('가상계좌 결제는 환불 받을 계좌(은행, 계좌번호, 예금주)를 모두 적어 주세요.');
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_BANK_CODE')) return again('환불 받을 은행을 목록에서 골라 주세요.');
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_ACCOUNT_NO')) return again('계좌번호는 숫자 6~20자리로 적어 주세요 (- 포함 가능).');
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_HOLDER_NAME')) return again('예금주는 30자까지 적어 주세요.');
+      throw err;
     }
-    // The same service as the API's CANCEL: the full approved amount, its rules and codes.
-    await deps.gateway.cancelApproved(user.store, p, Number(p.amount), reason);
     await deps.audit.record(user, req.ip, 'payment.cancel', p.trans_seqno, reason);
     return seeOther(reply, `/console/payments/${encodeURIComponent(p.trans_seqno)}?notice=canceled`);
   });

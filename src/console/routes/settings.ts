@@ -4,9 +4,12 @@ import { bizRegNumProblem } from '../../gateway/index.js';
 import type { App } from '../../platform/http.js';
 import { Csrf, digits, Str } from '../forms.js';
 import { csrfToken, renderPage, seeOther, storeKey, userOf, type ConsoleDeps } from '../http.js';
+import { processorSection, type ProcessorValues } from '../views/processor-settings.js';
 import { settingsBody, type StoreValues } from '../views/settings.js';
+import { processorSettingsRoutes, storeSettingsOf } from './processor-settings.js';
 
 const owner = { consoleRole: 'owner' as const };
+const NOTICES: Record<string, string> = { saved: '상점 정보를 저장했습니다.', processor: '결제 설정을 저장했습니다.', 'processor-reset': '운영자의 결제 설정으로 되돌렸습니다.' };
 const AUDIT_PAGE = 50;
 
 /** The store's details as the owner may change them; Korean messages per field. */
@@ -24,16 +27,19 @@ export function storeProblems(v: StoreValues): Record<string, string> {
 
 /** Settings (docs/console.md, "Settings and audit"), for owners: the store's details and the audit log. */
 export function settingsRoutes(app: App, deps: ConsoleDeps): void {
-  const show = async (req: FastifyRequest, reply: FastifyReply, q: { before?: string; notice?: string }, form?: { values: StoreValues; errors: Record<string, string> }) => {
+  const show = async (req: FastifyRequest, reply: FastifyReply, q: { before?: string; notice?: string }, form?: { values: StoreValues; errors: Record<string, string> }, proc?: { values: ProcessorValues; errors: Record<string, string> }) => {
     const user = userOf(req);
     const store = (await deps.payments.store(storeKey(user))) ?? user.store;
     const before = q.before && /^\d{1,15}$/.test(q.before) ? Number(q.before) : undefined;
     const audit = await deps.audit.page(user.tenant.id, before, AUDIT_PAGE);
+    const csrf = await csrfToken(req, reply);
+    const processors = deps.settings.live ? (['toss', 'portone'] as const) : (['sandbox', 'toss', 'portone'] as const);
     const body = settingsBody({
-      store, values: form?.values, errors: form?.errors, csrf: await csrfToken(req, reply), audit: audit.rows,
+      store, values: form?.values, errors: form?.errors, csrf, audit: audit.rows,
       nextHref: audit.next ? `/console/settings?before=${audit.next}` : null, firstHref: before ? '/console/settings' : null,
+      processor: processorSection({ view: await storeSettingsOf(deps, store.code), processors: [...processors], csrf, values: proc?.values, errors: proc?.errors }),
     });
-    return renderPage(req, reply, { title: '설정', active: 'settings', body, notice: q.notice === 'saved' ? '상점 정보를 저장했습니다.' : undefined }, form ? 400 : 200);
+    return renderPage(req, reply, { title: '설정', active: 'settings', body, notice: NOTICES[q.notice ?? ''] }, form || proc ? 400 : 200);
   };
 
   app.get('/settings', { config: owner, schema: { hide: true, querystring: Type.Object({ before: Str(20), notice: Str(20) }) } }, async (req, reply) => show(req, reply, req.query));
@@ -50,4 +56,6 @@ export function settingsRoutes(app: App, deps: ConsoleDeps): void {
     await deps.audit.record(user, req.ip, 'store.update', user.store.code, `${set.name} / ${set.ceoName} / ${set.bizRegNum} / ${set.tel}`);
     return seeOther(reply, '/console/settings?notice=saved');
   });
+
+  processorSettingsRoutes(app, deps, (req, reply, proc) => show(req, reply, {}, undefined, proc));
 }

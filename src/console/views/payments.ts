@@ -61,10 +61,13 @@ ${v.rows.length === 0 ? html`<p class="card">조건에 맞는 결제가 없습�
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>`;
 }
 
-const ATTEMPT_LABEL: Record<string, string> = { APPROVE: '카드 승인 시도', CANCEL: '카드 취소 시도', DELETE: '요청 삭제' };
+const ATTEMPT_LABEL: Record<string, string> = { APPROVE: '카드 승인 시도', CHECKOUT: '결제창', CANCEL: '취소 시도', DELETE: '요청 삭제' };
 const ATTEMPT_STATUS: Record<string, string> = {
-  OPEN: '진행 중', APPROVED: '승인', DECLINED: '거절', ERROR: '오류', CANCELED: '취소됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
+  OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', APPROVED: '승인', DECLINED: '거절', ERROR: '오류', ABANDONED: '결제창 닫힘',
+  CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
 };
+const METHOD_LABEL: Record<string, string> = { CARD: '카드', EASY_PAY: '간편결제', TRANSFER: '계좌이체', VIRTUAL_ACCOUNT: '가상계좌', MOBILE_PHONE: '휴대폰' };
+const EVENT_OUTCOME: Record<string, string> = { RECEIVED: '받음', APPLIED: '조회 후 반영', IGNORED: '해당 없음', REFUSED: '검증 실패로 거부', FAILED: '처리 실패 (재전송 대기)' };
 
 function entry(e: TimelineEntry): SafeHtml {
   const t = html`<time datetime="${new Date(e.at).toISOString()}">${whenSeconds(e.at)}</time>`;
@@ -73,11 +76,15 @@ function entry(e: TimelineEntry): SafeHtml {
       return html`<li>${t}<span class="what">결제 요청됨</span></li>`;
     case 'ATTEMPT': {
       const bad = ['DECLINED', 'ERROR', 'FAILED'].includes(e.status);
+      const via = [e.processor, e.method ? METHOD_LABEL[e.method] ?? e.method : null].filter(Boolean).join(' · ');
       return html`<li${bad ? html` class="bad"` : ''}>${t}<span class="what">${ATTEMPT_LABEL[e.attempt] ?? e.attempt}: ${ATTEMPT_STATUS[e.status] ?? e.status}</span>
-<span class="detail">${e.card ? html`카드 ${e.card}` : ''}${e.message ? html` · ${e.message}` : ''}</span></li>`;
+<span class="detail">${via}${e.card ? html`${via ? ' · ' : ''}카드 ${e.card}` : ''}${e.message ? html` · ${e.message}` : ''}</span></li>`;
     }
     case 'APPROVED':
-      return html`<li>${t}<span class="what">결제 승인</span><span class="detail">${e.issuer} · 승인번호 ${e.approvalNumber}</span></li>`;
+      return html`<li>${t}<span class="what">결제 승인</span><span class="detail">${[e.methodName, e.issuer, e.card, e.approvalNumber ? `승인번호 ${e.approvalNumber}` : ''].filter(Boolean).join(' · ')}</span></li>`;
+    case 'EVENT':
+      return html`<li${e.outcome === 'REFUSED' || e.outcome === 'FAILED' ? html` class="bad"` : ''}>${t}<span class="what">결제사 알림 (${e.processor}): ${e.type}</span>
+<span class="detail">${EVENT_OUTCOME[e.outcome] ?? e.outcome}${e.detail ? html` · ${e.detail}` : ''}</span></li>`;
     case 'CALLBACK': {
       const ok = e.error === null;
       return html`<li${ok ? '' : html` class="bad"`}>${t}<span class="what">결과 알림(콜백) ${e.attemptNo}회차: ${ok ? `성공 (HTTP ${e.statusCode})` : '실패'}</span>
@@ -114,6 +121,10 @@ ${actions}
 <dt>내용</dt><dd>${p.request_reason}</dd>
 <dt>주문 유형</dt><dd>${ORDER_TYPE_LABEL[p.order_type]}</dd>
 <dt>결제 경로</dt><dd>${PAY_PATH_LABEL[p.pay_path]}</dd>
+<dt>결제수단</dt><dd>${p.method_name ?? (p.method ? METHOD_LABEL[p.method] : '-')}</dd>
+<dt>결제사</dt><dd>${p.processor ?? '-'}</dd>
+${p.vbank_account ? html`<dt>가상계좌</dt><dd>${p.vbank_name} ${p.vbank_account} (${p.vbank_holder})</dd>
+<dt>입금 기한</dt><dd>${p.vbank_due_at ? whenSeconds(Number(p.vbank_due_at)) : '-'}</dd>` : ''}
 <dt>카드</dt><dd>${p.card_last4 ? html`${p.issuer_name ?? ''} ${maskedCard(p.card_bin, p.card_last4)}` : '-'}</dd>
 <dt>할부</dt><dd>${p.installment_month && p.installment_month !== '00' ? `${Number(p.installment_month)}개월` : p.approval_at ? '일시불' : '-'}</dd>
 <dt>승인번호</dt><dd>${p.approval_number ?? '-'}</dd>
@@ -132,16 +143,31 @@ ${cb ? html`<p class="muted">결과 알림: ${cb.status === 'DONE' ? '전달 완
 </div>`;
 }
 
-export function cancelConfirm(v: { payment: Payment; csrf: string; error?: string }): SafeHtml {
+/** The refund account a cancel form sends back after an error (never the account number: it is typed again). */
+export interface RefundValues {
+  bankCode?: string;
+  holderName?: string;
+}
+
+export function cancelConfirm(v: { payment: Payment; csrf: string; error?: string; banks: { code: string; name: string }[]; refund?: RefundValues }): SafeHtml {
   const p = v.payment;
+  const va = p.method === 'VIRTUAL_ACCOUNT';
+  const r = v.refund ?? {};
   return html`<p><a href="/console/payments/${encodeURIComponent(p.trans_seqno)}">← 결제로 돌아가기</a></p>
 <h1>결제 취소</h1>
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<section class="card"><dl class="facts"><dt>거래번호</dt><dd>${p.trans_seqno}</dd><dt>결제자</dt><dd>${p.pay_user_name}</dd><dt>취소 금액</dt><dd>${won(Number(p.amount))}</dd></dl>
-<p class="notice">전액 취소되며 되돌릴 수 없습니다. 카드사를 통해 환불됩니다. 청구서 결제라면 청구서도 취소됩니다.</p></section>
+<section class="card"><dl class="facts"><dt>거래번호</dt><dd>${p.trans_seqno}</dd><dt>결제자</dt><dd>${p.pay_user_name}</dd><dt>결제수단</dt><dd>${p.method_name ?? '신용카드'}</dd><dt>취소 금액</dt><dd>${won(Number(p.amount))}</dd></dl>
+<p class="notice">${va ? '전액 취소되며 되돌릴 수 없습니다. 가상계좌로 입금된 금액은 아래 환불 계좌로 돌려드립니다.' : '전액 취소되며 되돌릴 수 없습니다. 결제한 수단(카드사 등)을 통해 환불됩니다.'} 청구서 결제라면 청구서도 취소됩니다.</p></section>
 <form method="post" action="/console/payments/${encodeURIComponent(p.trans_seqno)}/cancel" class="card">
 ${csrfField(v.csrf)}
 <div class="field"><label for="reason">취소 사유</label><input id="reason" name="reason" required maxlength="100"></div>
+${va ? html`<fieldset><legend>환불 받을 계좌</legend>
+<p class="muted">가상계좌 입금은 카드처럼 되돌릴 수 없어 고객의 계좌로 환불합니다. 계좌 정보는 환불 요청에만 쓰고 저장하지 않습니다.</p>
+<div class="field"><label for="refundBank">은행</label><select id="refundBank" name="refundBank" required><option value="">은행 선택</option>
+${v.banks.map((b) => html`<option value="${b.code}"${r.bankCode === b.code ? html` selected` : ''}>${b.name}</option>`)}</select></div>
+<div class="field"><label for="refundAccount">계좌번호</label><input id="refundAccount" name="refundAccount" required inputmode="numeric" autocomplete="off" maxlength="30" aria-describedby="refundAccount-hint"><span class="hint" id="refundAccount-hint">숫자만, 또는 - 포함 (6~20자리)</span></div>
+<div class="field"><label for="refundHolder">예금주</label><input id="refundHolder" name="refundHolder" required maxlength="30" autocomplete="off" value="${r.holderName ?? ''}"></div>
+</fieldset>` : ''}
 <div class="field"><label><input type="checkbox" name="confirm" value="yes" required> ${won(Number(p.amount))} 전액 취소를 확인합니다</label></div>
 <button class="btn danger" type="submit">결제 취소하기</button>
 </form>`;

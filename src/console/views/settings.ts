@@ -12,7 +12,7 @@ export interface StoreValues {
   tel?: string;
 }
 
-export function settingsBody(v: { store: Store; values?: StoreValues; errors?: Record<string, string>; csrf: string; audit: AuditRow[]; nextHref: string | null; firstHref: string | null }): SafeHtml {
+export function settingsBody(v: { store: Store; values?: StoreValues; errors?: Record<string, string>; csrf: string; audit: AuditRow[]; nextHref: string | null; firstHref: string | null; processor: SafeHtml }): SafeHtml {
   const x = v.values ?? { name: v.store.name, ceoName: v.store.ceo_name, bizRegNum: v.store.biz_reg_num, tel: v.store.tel };
   const e = v.errors ?? {};
   const input = (id: keyof StoreValues, label: string, attrs: SafeHtml, hint?: string) => html`<div class="field"><label for="${id}">${label}</label>
@@ -33,6 +33,7 @@ ${input('tel', '전화번호', html`type="tel" inputmode="numeric" maxlength="14
 </div>
 <button class="btn" type="submit">저장</button>
 </form>
+${v.processor}
 <section aria-labelledby="audit-title"><h2 id="audit-title">활동 기록</h2>
 ${v.audit.length === 0 ? html`<p class="card">기록이 없습니다.</p>` : tableRegion('활동 기록', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">누가</th><th scope="col">무엇을</th><th scope="col">대상</th><th scope="col">내용</th><th scope="col">어디서</th></tr></thead>
 <tbody>${v.audit.map((a) => html`<tr><td>${whenSeconds(a.created_at)}</td><td>${a.actor_email}</td><td>${label(a.action)}</td><td class="wrap">${a.target ?? ''}</td><td class="wrap">${a.detail ?? ''}</td><td>${a.ip}</td></tr>`)}</tbody></table>`)}

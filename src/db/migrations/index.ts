@@ -7,6 +7,7 @@ import * as m0006 from './0006_processor_ref.js';
 import * as m0007 from './0007_console.js';
 import * as m0008 from './0008_throttles.js';
 import * as m0009 from './0009_deliveries.js';
+import * as m0010 from './0010_checkout.js';
 
 /** Every migration, by name, in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0007_console': m0007,
   '0008_throttles': m0008,
   '0009_deliveries': m0009,
+  '0010_checkout': m0010,
 };
