@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database, Engine } from '../db/index.js';
@@ -49,7 +50,12 @@ export class JobWorker {
   /** Ids of the jobs running here, whose leases the renewer keeps ahead. */
   private readonly runningIds = new Set<string>();
   private renewer: NodeJS.Timeout | null = null;
-  readonly owner = newId();
+  /**
+   * Who holds a lease: host and process id first, so an operator looking at a stuck job (or a test
+   * that kills one instance) can tell which process leased it; the random part keeps two workers of
+   * one process apart.
+   */
+  readonly owner = `${hostname()}/${process.pid}/${newId()}`;
 
   constructor(
     private readonly db: Kysely<Database>,

@@ -152,7 +152,9 @@ describe('several instances on one PostgreSQL database [postgres]', { skip: skip
       const leased = await fx.db.selectFrom('jobs').select(['id', 'lease_owner']).where('status', '=', 'PENDING').where('lease_owner', 'is not', null).execute();
       const owners = new Set(leased.map((j) => j.lease_owner));
       assert.ok(owners.size >= 2, `jobs leased by ${owners.size} instance(s)`);
-      const victim = servers[0]!;
+      // The victim is an instance that holds at least one of them (a lease owner starts with host/pid/).
+      const victim = servers.find((s) => leased.some((j) => j.lease_owner?.split('/')[1] === String(s.proc!.pid)));
+      assert.ok(victim, `no instance's pid among the lease owners ${[...owners].join(', ')}`);
       const killedAt = Date.now();
       await victim.kill();
       holding = false;
