@@ -8,7 +8,7 @@ import type { SecretBox } from '../platform/crypto.js';
 import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
 import { kstMonth, kstMonthRange } from '../platform/kst.js';
 import type { HttpPolicy } from '../platform/urls.js';
-import { createInvoices } from './creation.js';
+import { checkInvoices, createInvoices } from './creation.js';
 import { applyReport } from './delivery.js';
 import type { InvoiceEvent } from './invoice-state.js';
 import type { Costs } from './points.js';
@@ -48,6 +48,11 @@ export class InvoiceService {
 
   async create(account: Account, body: CreateBillBody): Promise<void> {
     if (await createInvoices(this.db, this.deps, account, body)) this.deps.wake();
+  }
+
+  /** What create would refuse (the same AppError), writing nothing: the console's preview asks before it offers to send. */
+  async check(account: Account, body: CreateBillBody): Promise<void> {
+    await checkInvoices(this.db, this.deps, account, body);
   }
 
   // ---- queries -------------------------------------------------------------------------------
@@ -130,8 +135,11 @@ export class InvoiceService {
     throw new AppError('STATE', 'status: the invoice changed while deleting it; try again');
   }
 
-  /** Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again. */
-  async cancel(accountId: string, id: string) {
+  /**
+   * Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again.
+   * `onCanceled` runs in the refund's transaction, only for the call that refunded (the console's audit row).
+   */
+  async cancel(accountId: string, id: string, onCanceled?: (trx: Kysely<Database> | Transaction<Database>) => Promise<void>) {
     const inv = await repo.findInvoice(this.db, accountId, id);
     if (!inv) throw notFound();
     if (inv.status === 'CANCELED') return this.detailOf(inv);
@@ -140,7 +148,7 @@ export class InvoiceService {
     const store = await this.deps.gateway.findStore(inv.store_code);
     if (!payment || !store) throw new Error(`invoice ${inv.id} has no payment or store`);
     try {
-      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소');
+      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소', null, onCanceled);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.resultCode === GatewayCodes.STATE) throw new AppError('STATE', 'status: another operation on this payment is in progress; try again');
