@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * The launcher of PortOne's window (/assets/portone-launcher.js; src/ports/portone-checkout.ts):
+ * The launcher of PortOne's window (/assets/checkout/portone.js; src/ports/portone-checkout.ts):
  * the one script of ours the window page runs, allowed by the page's nonce. It reads the
  * `requestPayment` parameters from the page's JSON data block and calls PortOne's browser SDK.
  * With `forceRedirect` PortOne's window comes back to the return address by itself; should the

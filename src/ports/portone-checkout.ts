@@ -36,7 +36,7 @@ const PORTONE_CHECKOUT_HOST = 'https://checkout-service.prod.iamport.co';
 export const WEBHOOK_TOLERANCE_S = 300;
 
 /** Our launcher (src/pages/portone-launcher.ts): reads the data block, calls requestPayment. */
-export const PORTONE_LAUNCHER = '/assets/portone-launcher.js';
+export const PORTONE_LAUNCHER = '/assets/checkout/portone.js';
 
 export interface PortoneSettings {
   apiSecret: string;
