@@ -15,6 +15,7 @@ import type { Account } from './repository.js';
 import type { CreateBillBody } from './schemas.js';
 import { SEND_JOB } from './sends.js';
 import { applyTemplate } from './templates.js';
+import { dueDateProblem } from './due.js';
 import { storeLines, type StoredLine } from '../gateway/index.js';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -139,7 +140,11 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
   const hash = requestHash(sent);
   // A repeat of a request already made answers as done before its template is looked at again.
   if (sent.requestId !== undefined && sent.members.length === 1 && (await sameRequest(db, account.id, sent.requestId, hash))) return false;
-  const body = await applyTemplate(db, account.id, sent);
+  if (sent.dueDate !== undefined) {
+    const problem = dueDateProblem(sent.dueDate, deps.clock.nowMs());
+    if (problem) throw validation(problem);
+  }
+  const body = await applyTemplate(db, account.id, sent, deps.clock.nowMs());
   if (body.webhookSecret !== undefined && body.webhookUrl === undefined) {
     throw validation('webhookSecret: may only be given together with webhookUrl');
   }
@@ -163,7 +168,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
     send_channel: channel, webhook_url: body.webhookUrl ?? null, webhook_secret_sealed: sealed,
     bill_template_id: body.billTemplateId === undefined ? null : String(body.billTemplateId),
     related_subject: body.relatedSubject ?? null, etc: body.etc ?? null,
-    student_birth_date: r.birthDate, classroom_id: r.classroomId,
+    student_birth_date: r.birthDate, classroom_id: r.classroomId, due_date: body.dueDate ?? null,
     send_count: 0, first_sent_at: null, last_sent_at: null, done_at: null, canceled_at: null, created_at: now, updated_at: now,
   }));
   try {

@@ -23,6 +23,7 @@ function commonBody(v: CommonValues): Partial<CreateBillBody> {
   if (channel) out.sendChannel = channel;
   if (v.template) out.billTemplateId = v.template;
   if (v.webhookUrl?.trim()) out.webhookUrl = v.webhookUrl.trim();
+  if (v.dueDate?.trim()) out.dueDate = v.dueDate.trim();
   return out;
 }
 
@@ -60,7 +61,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   const SingleBody = Type.Object({
     ...Csrf, name: Str(30), phone: Str(20), guardianPhone: Str(20), amount: Str(20), items: Str(2000), reason: Str(60), description: Str(200),
-    sendChannel: Str(20), template: Str(64), requestId: Str(64), webhookUrl: Str(500),
+    sendChannel: Str(20), template: Str(64), requestId: Str(64), webhookUrl: Str(500), dueDate: Str(10),
   });
   app.post('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, body: SingleBody } }, async (req, reply) => {
     const user = userOf(req);
@@ -113,7 +114,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   const valuesOf = (body: unknown): CommonValues => ({
     reason: field(body, 'reason'), description: field(body, 'description'), sendChannel: field(body, 'sendChannel'), template: field(body, 'template'),
-    webhookUrl: field(body, 'webhookUrl'),
+    webhookUrl: field(body, 'webhookUrl'), dueDate: field(body, 'dueDate'),
   });
 
   // Multipart (a file) or urlencoded (pasted text); the body is read field by field, checked as text.
@@ -126,7 +127,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   app.post('/invoices/bulk', {
     config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024,
-    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(60), description: Str(200), sendChannel: Str(20), template: Str(64), webhookUrl: Str(500) }) },
+    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(60), description: Str(200), sendChannel: Str(20), template: Str(64), webhookUrl: Str(500), dueDate: Str(10) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const values = valuesOf(req.body);
