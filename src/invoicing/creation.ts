@@ -130,16 +130,11 @@ export async function queueSends(trx: Transaction<Database>, accountId: string, 
 }
 
 /**
- * Creates the invoices of one request in one transaction: the invoices (PENDING, WAITING) and
- * the account's live-invoice count, the points of every recipient (or none: -21), one send row
- * and one send job per invoice. A requestId is unique per account in the database; a
- * concurrent or later repeat lands on that index and is compared by hash. True when something
- * new was created (false for a repeat of the same request).
+ * Every check creation makes before it writes (the template applied, webhookUrl, the
+ * recipients), writing nothing: creation runs it first, and the console's CSV preview runs it
+ * so that it never offers a send that would then be refused.
  */
-export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, account: Account, sent: CreateBillBody): Promise<boolean> {
-  const hash = requestHash(sent);
-  // A repeat of a request already made answers as done before its template is looked at again.
-  if (sent.requestId !== undefined && sent.members.length === 1 && (await sameRequest(db, account.id, sent.requestId, hash))) return false;
+export async function checkInvoices(db: Kysely<Database>, deps: Pick<CreationDeps, 'webhookUrlPolicy' | 'clock'>, account: Account, sent: CreateBillBody): Promise<{ body: CreateBillBody; list: Recipient[] }> {
   if (sent.dueDate !== undefined) {
     const problem = dueDateProblem(sent.dueDate, deps.clock.nowMs());
     if (problem) throw validation(problem);
@@ -153,7 +148,21 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
   if (body.requestId !== undefined && body.members.length > 1) {
     throw new AppError('IDEMPOTENCY_MULTI', 'requestId: idempotent sending supports one recipient only');
   }
-  const list = recipients(body);
+  return { body, list: recipients(body) };
+}
+
+/**
+ * Creates the invoices of one request in one transaction: the invoices (PENDING, WAITING) and
+ * the account's live-invoice count, the points of every recipient (or none: -21), one send row
+ * and one send job per invoice. A requestId is unique per account in the database; a
+ * concurrent or later repeat lands on that index and is compared by hash. True when something
+ * new was created (false for a repeat of the same request).
+ */
+export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, account: Account, sent: CreateBillBody): Promise<boolean> {
+  const hash = requestHash(sent);
+  // A repeat of a request already made answers as done before its template is looked at again.
+  if (sent.requestId !== undefined && sent.members.length === 1 && (await sameRequest(db, account.id, sent.requestId, hash))) return false;
+  const { body, list } = await checkInvoices(db, deps, account, sent);
 
   const channel: SendChannel = body.sendChannel ?? 'ALIMTALK';
   const cost = reserveCost(channel, deps.costs);

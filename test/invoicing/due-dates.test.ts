@@ -193,7 +193,7 @@ forEachEngine('invoicing: due dates', (engine) => {
     assert.equal(row.due_date, due);
     r = await c.post('/console/invoices/new', { name: '콘솔', phone: '010-5551-2223', amount: '50000', reason: '교재비', dueDate: addDays(today(), -1), requestId: 'console-due-000002' }, { from: '/console/invoices/new' });
     assert.equal(r.status, 400);
-    assert.ok(r.text.includes('dueDate: must not be before today'));
+    assert.ok(textOf(r.text).includes(`납부 기한은 오늘(${today()})이나 그 뒤여야 합니다.`), textOf(r.text));
 
     r = await c.post('/console/templates', { name: '월 수강료', reason: '수강료', amount: '100000', dueDays: '10' }, { from: '/console/templates/new' });
     assert.equal(r.status, 303);
