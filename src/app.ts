@@ -12,7 +12,7 @@ import {
   type ProcessorSetup, type SettingsContext,
 } from './gateway/index.js';
 import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
-import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
+import { AuthService, createInvoicing, dueDateOfPayment, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { CALLBACK_JOB } from './gateway/callback.js';
 import { ENDPOINT_JOB } from './gateway/endpoints.js';
 import { THROTTLE_PURGE_JOB } from './invoicing/accounts.js';
@@ -213,12 +213,15 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
-  await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox, sandboxWindow: sandbox ? sandboxCheckout : null }));
+  await app.register(async (pages) => pageRoutes(pages, {
+    gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox, sandboxWindow: sandbox ? sandboxCheckout : null,
+    dueDateOf: (p) => dueDateOfPayment(db, p.id, p.store_code),
+  }));
   // Encapsulated: the raw-body parser of processors' notices applies to their routes only.
   await app.register(async (scope) => processorEventRoutes(scope, gateway));
   invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
-  publicInvoiceRoutes(app, db, gateway);
-  invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
+  publicInvoiceRoutes(app, db, gateway, clock);
+  invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl, clock });
   const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });
   // Encapsulated under /console: its cookies, CSRF tokens, uploads and HTML errors stay there.
   await app.register(async (scope) => consoleRoutes(scope, {

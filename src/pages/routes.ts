@@ -25,6 +25,8 @@ export interface PaymentPageDeps {
   sandbox: boolean;
   /** The sandbox processor, whose window these routes serve (sandbox mode only). */
   sandboxWindow: SandboxCheckout | null;
+  /** The due date of the invoice a payment is for (null: none), shown with the order. */
+  dueDateOf?: (payment: Payment) => Promise<string | null>;
 }
 
 /**
@@ -75,8 +77,9 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
    * on. A waiting payment shows its open virtual account, a key-in store's card form, or the
    * methods the store offers.
    */
-  const showPayment = async (reply: FastifyReply, ctx: PageContext, tid: string, token: string, over: { alert?: string; notice?: string; status?: number } = {}) => {
-    const p = ctx.payment;
+  const showPayment = async (reply: FastifyReply, given: PageContext, tid: string, token: string, over: { alert?: string; notice?: string; status?: number } = {}) => {
+    const p = given.payment;
+    const ctx: PageContext = { ...given, dueDate: given.dueDate ?? (p.state === 'STORE_REQUEST' ? await deps.dueDateOf?.(p) : null) };
     switch (p.state) {
       case 'STORE_REQUEST': {
         if (p.vbank_account) {
@@ -114,7 +117,7 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
     const token = field(req.body, 'token');
     const found = await gateway.paymentForPage(tid, token);
     if (!found) return notFound(reply);
-    const ctx: PageContext = { ...found, sandbox };
+    const ctx: PageContext = { ...found, sandbox, dueDate: await deps.dueDateOf?.(found.payment) };
     const receipt = pageLink(paths.page, tid, token);
     const again = (status: number, payment: Payment, over: Partial<FormState>) =>
       page(reply, status, renderPaymentForm({ ...ctx, payment }, formState(tid, token, over)), formTargets(payment));
