@@ -95,7 +95,7 @@ export class SendRunner {
     const link = this.deps.gateway.redirectUrl(payment);
     const variables = invoiceVariables({
       businessName: store.name, receiverName: invoice.receiver_name, reason: invoice.reason, amount: Number(invoice.amount),
-      items: invoiceLines(invoice), description: invoice.description, link,
+      items: invoiceLines(invoice), description: invoice.description, link, dueDate: invoice.due_date,
     });
     const text = fillTemplate(INVOICE_TEMPLATE, variables);
     // ALIMTALK_THEN_SMS: the provider's own fallback when it has one (one message; it knows at
