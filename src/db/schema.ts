@@ -406,6 +406,14 @@ export interface RechargeTable {
   credited_at: number | null;
 }
 
+/** A short payment link (migration 0017): a random code that redirects to one payment's page. */
+export interface ShortLinkTable {
+  code: string;
+  store_code: string;
+  payment_id: string;
+  created_at: number;
+}
+
 export interface Database {
   platforms: PlatformTable;
   platform_keys: PlatformKeyTable;
@@ -437,4 +445,5 @@ export interface Database {
   store_processor_keys: StoreProcessorKeyTable;
   processor_events: ProcessorEventTable;
   sandbox_checkouts: SandboxCheckoutTable;
+  short_links: ShortLinkTable;
 }
