@@ -8,7 +8,7 @@ import type { SecretBox } from '../platform/crypto.js';
 import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
 import { kstMonth, kstMonthRange } from '../platform/kst.js';
 import type { HttpPolicy } from '../platform/urls.js';
-import { createInvoices } from './creation.js';
+import { checkInvoices, createInvoices } from './creation.js';
 import { applyReport } from './delivery.js';
 import type { InvoiceEvent } from './invoice-state.js';
 import type { Costs } from './points.js';
@@ -48,6 +48,11 @@ export class InvoiceService {
 
   async create(account: Account, body: CreateBillBody): Promise<void> {
     if (await createInvoices(this.db, this.deps, account, body)) this.deps.wake();
+  }
+
+  /** What create would refuse (the same AppError), writing nothing: the console's preview asks before it offers to send. */
+  async check(account: Account, body: CreateBillBody): Promise<void> {
+    await checkInvoices(this.db, this.deps, account, body);
   }
 
   // ---- queries -------------------------------------------------------------------------------
