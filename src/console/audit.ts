@@ -50,7 +50,12 @@ export class AuditLog {
   constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
 
   async record(user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
-    await repo.insertAudit(this.db, {
+    await this.recordIn(this.db, user, ip, action, target, detail);
+  }
+
+  /** The same row, written in the caller's transaction: it commits (or not) with the change it records. */
+  async recordIn(db: repo.Db, user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
+    await repo.insertAudit(db, {
       tenant_id: user.tenant.id, actor_id: user.member.id, actor_email: user.member.email, action, target: target?.slice(0, 200) ?? null,
       detail: detail?.slice(0, 500) ?? null, ip: ip.slice(0, 64), created_at: this.clock.nowMs(),
     });

@@ -22,7 +22,7 @@ import { storedLine, storeLines } from './items.js';
 import { isTerminalPayPath, type OrderType, type TerminalPayPath } from './payment-state.js';
 import { reconcile, reconcileAll, staleAttemptMs } from './reconcile.js';
 import * as repo from './repository.js';
-import type { Payment, Store } from './repository.js';
+import type { Db, Payment, Store } from './repository.js';
 import { CancelPaymentBody, refundAccountOf, RequestPaymentBody, type Item } from './schemas.js';
 import { verifySignedCall, type SigningDeps } from './signing.js';
 import { paymentRecord } from './views.js';
@@ -250,9 +250,15 @@ export class GatewayService {
     await deletePayment(this.ctx, payment, payment.amount);
   }
 
-  /** Full cancel of an approved payment (the rules of CANCEL); a paid virtual account refunds to `refund`. */
-  cancelApproved(store: Store, payment: Payment, amount: number, reason: string, refund: Partial<RefundAccount> | null = null): Promise<Payment> {
-    return cancelApproved(this.ctx, store, payment, amount, reason, refund);
+  /**
+   * Full cancel of an approved payment (the rules of CANCEL); a paid virtual account refunds to
+   * `refund`. `onCanceled` runs in the cancel's transaction, only when this call refunded.
+   */
+  cancelApproved(
+    store: Store, payment: Payment, amount: number, reason: string, refund: Partial<RefundAccount> | null = null,
+    onCanceled?: (trx: Db, payment: Payment) => Promise<void>,
+  ): Promise<Payment> {
+    return cancelApproved(this.ctx, store, payment, amount, reason, refund, onCanceled);
   }
 
   /** The customer pays by card number (a key-in store's card form). */

@@ -135,8 +135,11 @@ export class InvoiceService {
     throw new AppError('STATE', 'status: the invoice changed while deleting it; try again');
   }
 
-  /** Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again. */
-  async cancel(accountId: string, id: string) {
+  /**
+   * Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again.
+   * `onCanceled` runs in the refund's transaction, only for the call that refunded (the console's audit row).
+   */
+  async cancel(accountId: string, id: string, onCanceled?: (trx: Kysely<Database> | Transaction<Database>) => Promise<void>) {
     const inv = await repo.findInvoice(this.db, accountId, id);
     if (!inv) throw notFound();
     if (inv.status === 'CANCELED') return this.detailOf(inv);
@@ -145,7 +148,7 @@ export class InvoiceService {
     const store = await this.deps.gateway.findStore(inv.store_code);
     if (!payment || !store) throw new Error(`invoice ${inv.id} has no payment or store`);
     try {
-      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소');
+      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소', null, onCanceled);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.resultCode === GatewayCodes.STATE) throw new AppError('STATE', 'status: another operation on this payment is in progress; try again');

@@ -149,7 +149,67 @@ export function trustProxyVar(env: Env): Config['trustProxy'] {
       throw new ConfigError(`${name}: must be a number of proxies (e.g. 1) or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16), got "${p}"`);
     }
   }
+  const everyone = coversEveryAddress(list);
+  if (everyone) {
+    throw new ConfigError(`${name}: the list covers every ${everyone} address, so any client could set its own address as "true" would; list only the proxies in front of Sunap (e.g. 10.0.0.5,10.1.0.0/16) or set their number (e.g. 1)`);
+  }
   return list;
+}
+
+/** An IPv4 or IPv6 address (as isIP accepts it) as a number, with its width in bits. */
+function addressNumber(addr: string): { n: bigint; width: 32 | 128 } {
+  if (isIP(addr) === 4) return { n: addr.split('.').reduce((acc, o) => (acc << 8n) | BigInt(o), 0n), width: 32 };
+  let text = addr.split('%')[0]!;
+  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes its two groups.
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const n = addressNumber(v4[1]!).n;
+    text = `${text.slice(0, -v4[1]!.length)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const groups = (s: string | undefined) => (s ? s.split(':') : []);
+  const h = groups(head);
+  const t = groups(tail);
+  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return { n: all.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g || '0'}`), 0n), width: 128 };
+}
+
+/**
+ * Whether trusted ranges together hold every IPv4 or every IPv6 address (0.0.0.0/0, ::/0, or
+ * pieces such as 0.0.0.0/1,128.0.0.0/1): then every hop is believed, as with "true". Fastify's
+ * proxy check matches an IPv4 client against an IPv4-mapped range (::ffff:0:0/96 or narrower)
+ * too, so those count for IPv4. Returns the family covered.
+ */
+export function coversEveryAddress(list: string[]): 'IPv4' | 'IPv6' | null {
+  const MAPPED = 0xffffn << 32n;
+  const v4: [bigint, bigint][] = [];
+  const v6: [bigint, bigint][] = [];
+  for (const entry of list) {
+    const [addr, bits] = entry.split('/') as [string, string | undefined];
+    const { n, width } = addressNumber(addr);
+    const prefix = BigInt(bits ?? width);
+    const size = 1n << (BigInt(width) - prefix);
+    const start = n - (n % size);
+    const end = start + size - 1n;
+    if (width === 32) v4.push([start, end]);
+    else {
+      v6.push([start, end]);
+      // A mapped range (::ffff:a.b.c.d/96 or narrower) is matched against IPv4 clients too.
+      if (prefix >= 96n && start >= MAPPED && end <= MAPPED + 0xffffffffn) v4.push([start - MAPPED, end - MAPPED]);
+    }
+  }
+  const covers = (ranges: [bigint, bigint][], last: bigint) => {
+    let next = 0n;
+    for (const [start, end] of ranges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      if (start > next) return false;
+      if (end + 1n > next) next = end + 1n;
+      if (next > last) return true;
+    }
+    return next > last;
+  };
+  if (covers(v6, (1n << 128n) - 1n)) return 'IPv6';
+  if (covers(v4, (1n << 32n) - 1n)) return 'IPv4';
+  return null;
 }
 
 /** Directory that holds the embedded database and the generated sandbox key. */

@@ -110,9 +110,12 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     app.post(`/invoices/:id/${action}`, { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
       const user = userOf(req);
       const d = await detail(user.tenant.id, req.params.id);
-      if (action === 'cancel') await inv.invoices.cancel(user.tenant.id, d.bill.uniqueId);
-      else await inv.invoices.remove(user.tenant.id, d.bill.uniqueId);
-      await deps.audit.record(user, req.ip, action === 'cancel' ? 'invoice.cancel' : 'invoice.delete', d.bill.uniqueId);
+      // A cancel's audit row commits with the refund, written only by the request that refunded.
+      if (action === 'cancel') await inv.invoices.cancel(user.tenant.id, d.bill.uniqueId, (trx) => deps.audit.recordIn(trx, user, req.ip, 'invoice.cancel', d.bill.uniqueId));
+      else {
+        await inv.invoices.remove(user.tenant.id, d.bill.uniqueId);
+        await deps.audit.record(user, req.ip, 'invoice.delete', d.bill.uniqueId);
+      }
       return seeOther(reply, action === 'cancel' ? `/console/invoices/${d.bill.uniqueId}?notice=canceled` : '/console/invoices?notice=deleted');
     });
   }
