@@ -35,10 +35,11 @@ export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.j
 export { invoiceLines, itemView } from './items.js';
 export * from './invoice-state.js';
 export type { Costs } from './points.js';
-export { lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
+export { dueDateOfPayment, lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
 export { invoicingRoutes } from './routes.js';
 export { DeliveryLog, type AttemptView, type DeliveryDetail, type DeliveryView } from './delivery-log.js';
 export { InvoiceService } from './service.js';
+export { dueDateProblem, dueDateText, isOverdue, MAX_DUE_AHEAD_DAYS, MAX_DUE_DAYS } from './due.js';
 export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
 export { DELIVERY_BACKOFF_SECONDS, DELIVERY_JOB } from './delivery.js';
 export { fillTemplate, INVOICE_TEMPLATE, invoiceVariables, NO_DETAILS } from './items.js';

@@ -1,6 +1,7 @@
 import { lineNet, parseStoredLines, storedLine, type StoredLine } from '../gateway/index.js';
 import { won } from '../platform/format.js';
 import { eucKrBytes, SMS_MAX_BYTES } from '../ports/messaging.js';
+import { dueDateText } from './due.js';
 import type { Invoice } from './repository.js';
 import type { BillItem } from './schemas.js';
 
@@ -60,11 +61,14 @@ export const NO_DETAILS = '아래 링크에서 카드로 결제하실 수 있습
 
 /**
  * The template's variables for one invoice (docs/reference.md, "Invoices"): business, recipient,
- * reason, amount, and as #{청구내용} up to five items under "청구 항목" and the description.
+ * reason, amount, and as #{청구내용} up to five items under "청구 항목", the description and the
+ * due date.
  */
 export function invoiceVariables(m: {
   businessName: string; receiverName: string; reason: string; amount: number; items: StoredLine[];
   description: string | null; link: string;
+  /** yyyy-MM-dd: "납부 기한" closes #{청구내용} (the registered template stays as it is). */
+  dueDate?: string | null;
 }): Record<string, string> {
   const details: string[] = [];
   if (m.items.length > 0) {
@@ -73,6 +77,7 @@ export function invoiceVariables(m: {
     if (m.items.length > MESSAGE_ITEMS) details.push(`외 ${m.items.length - MESSAGE_ITEMS}건`);
   }
   if (m.description) details.push(...(details.length ? [''] : []), m.description);
+  if (m.dueDate) details.push(...(details.length ? [''] : []), `납부 기한: ${dueDateText(m.dueDate)}`);
   return {
     '#{상호}': m.businessName, '#{고객명}': m.receiverName, '#{청구사유}': m.reason, '#{청구금액}': won(m.amount),
     '#{청구내용}': details.length ? details.join('\n') : NO_DETAILS, '#{결제링크}': m.link,

@@ -102,7 +102,7 @@ export class SendRunner {
       const link = channel === 'SMS' || this.deps.alimtalkShortLink ? shortLink : fullLink;
       const variables = invoiceVariables({
         businessName: store.name, receiverName: invoice.receiver_name, reason: invoice.reason, amount: Number(invoice.amount),
-        items: invoiceLines(invoice), description: invoice.description, link,
+        items: invoiceLines(invoice), description: invoice.description, link, dueDate: invoice.due_date,
       });
       return { link, variables, text: channel === 'SMS' ? smsText(variables) : fillTemplate(INVOICE_TEMPLATE, variables) };
     };
