@@ -43,6 +43,9 @@ import type { Config } from './platform/config.js';
 import { merchantUrlPolicy } from './platform/urls.js';
 import { hmacToken, SecretBox } from './platform/crypto.js';
 import { TOSS_API_URL, TOSS_SDK_URL } from './platform/providers.js';
+import type { CheckoutFactory } from './gateway/processors.js';
+import type { CheckoutProcessorId, PayWay } from './ports/checkout.js';
+import { PortoneCheckout } from './ports/portone-checkout.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
 import { createLogger, lazyRequestLogger } from './platform/logging.js';
@@ -290,11 +293,12 @@ export function sandboxCheckoutOf(config: Config, db: DatabaseHandle['db'], cloc
  */
 export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: Logger, over: { processor?: CardProcessor; checkout?: CheckoutFactories; sandbox: SandboxCheckout }): ProcessorSetup {
   const c = config.cardProcessor;
-  const toss = c.kind === 'sandbox' ? { baseUrl: TOSS_API_URL, sdkUrl: TOSS_SDK_URL } : { baseUrl: c.baseUrl, testCode: c.testCode, sdkUrl: c.kind === 'toss' ? c.sdkUrl : TOSS_SDK_URL };
+  const toss = c.kind === 'toss' || c.kind === 'toss-keyin' ? { baseUrl: c.baseUrl, testCode: c.testCode, sdkUrl: c.kind === 'toss' ? c.sdkUrl : TOSS_SDK_URL } : { baseUrl: TOSS_API_URL, sdkUrl: TOSS_SDK_URL };
   const sandboxNetwork = new SandboxCardProcessor(db);
   return {
-    global: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
-    globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } } : {},
+    global: operatorWayOf(config),
+    globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } }
+      : c.kind === 'portone' ? { portone: { apiSecret: c.apiSecret, storeId: c.storeId, channelKey: c.channelKey, webhookSecret: c.webhookSecret } } : {},
     live: config.mode === 'live',
     checkout: {
       sandbox: () => over.sandbox,
@@ -302,6 +306,7 @@ export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: 
         if (!keys.clientKey || !keys.secretKey) throw new ProcessorUnavailable('toss: no client key and secret key (SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY, or the store\'s own: sunap store set-processor)');
         return new TossCheckout({ clientKey: keys.clientKey, secretKey: keys.secretKey, baseUrl: toss.baseUrl, sdkUrl: toss.sdkUrl, timeoutMs: config.outboundTimeoutMs }, log);
       },
+      portone: portoneFactory(config, log),
       ...over.checkout,
     },
     keyIn: {
@@ -315,13 +320,33 @@ export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: 
   };
 }
 
+/** The operator's processor and way (SUNAP_CARD_PROCESSOR): what a store without settings of its own uses. */
+function operatorWayOf(config: Config): { processor: CheckoutProcessorId; way: PayWay } {
+  const k = config.cardProcessor.kind;
+  return { processor: k === 'sandbox' ? 'sandbox' : k === 'portone' ? 'portone' : 'toss', way: k === 'toss-keyin' ? 'key-in' : 'checkout' };
+}
+
+/**
+ * PortOne V2's adapter (src/ports/portone-checkout.ts) with a store's keys or the operator's;
+ * SUNAP_PORTONE_API_URL (the fake in a rehearsal) applies to both.
+ */
+function portoneFactory(config: Config, log: Logger): CheckoutFactory {
+  const baseUrl = config.portoneApiUrl;
+  return (keys) => {
+    if (!keys.apiSecret || !keys.storeId || !keys.channelKey) {
+      throw new ProcessorUnavailable('portone: no API secret, store id and channel key (SUNAP_PORTONE_*, or the store\'s own: sunap store set-processor)');
+    }
+    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs }, log);
+  };
+}
+
 /** What a store's processor settings are checked against: the mode, the operator's processor and which keys the operator configured. */
 export function settingsContextOf(config: Config, db: DatabaseHandle['db'], box: SecretBox): SettingsContext {
   const c = config.cardProcessor;
   return {
     db, box, live: config.mode === 'live',
-    operator: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
-    operatorKeys: c.kind === 'sandbox' ? [] : ['toss'],
+    operator: operatorWayOf(config),
+    operatorKeys: c.kind === 'sandbox' ? [] : c.kind === 'portone' ? ['portone'] : ['toss'],
   };
 }
 

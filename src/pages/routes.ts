@@ -10,6 +10,7 @@ import { SUNAP_CSS, SUNAP_CSS_ETAG } from './assets.js';
 import { field, parseCardForm } from './card-form.js';
 import { pageErrorHandler } from './error-page.js';
 import { pageHeaders } from './html.js';
+import { PORTONE_LAUNCHER_ETAG, PORTONE_LAUNCHER_JS } from './portone-launcher.js';
 import { sandboxWindowRoutes } from './sandbox-window.js';
 import { TOSS_LAUNCHER_ETAG, TOSS_LAUNCHER_JS } from './toss-launcher.js';
 import {
@@ -60,6 +61,13 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
     reply.header('cache-control', 'public, max-age=604800').header('etag', TOSS_LAUNCHER_ETAG);
     if (req.headers['if-none-match'] === TOSS_LAUNCHER_ETAG) return reply.code(304).send();
     return reply.type('text/javascript; charset=utf-8').send(TOSS_LAUNCHER_JS);
+  });
+
+  // PortOne's window launcher (src/pages/portone-launcher.ts): the window page loads it with its nonce.
+  app.get('/assets/checkout/portone.js', { schema: { hide: true } }, async (req, reply) => {
+    reply.header('cache-control', 'public, max-age=604800').header('etag', PORTONE_LAUNCHER_ETAG);
+    if (req.headers['if-none-match'] === PORTONE_LAUNCHER_ETAG) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(PORTONE_LAUNCHER_JS);
   });
 
   const formState = (tid: string, token: string, over: Partial<FormState> = {}): FormState => ({ tid, token, action: paths.pay, ...over });
