@@ -119,4 +119,30 @@ forEachEngine('billing: classes through the API', (engine) => {
       await db.updateTable('accounts').set({ role: 'owner' }).where('id', '=', a.accountId).execute();
     }
   });
+
+  test('/docs: the class calls under Billing with the token, and the documented examples work as they are', async () => {
+    const a = await newAccount(t);
+    const spec = JSON.parse((await t.get('/docs/json')).text);
+    for (const [m, p] of [['get', '/app/v1/classes'], ['post', '/app/v1/classes'], ['get', '/app/v1/classes/{id}'], ['put', '/app/v1/classes/{id}'],
+      ['post', '/app/v1/classes/{id}/archive'], ['post', '/app/v1/classes/{id}/unarchive'], ['put', '/app/v1/classes/{id}/members'],
+      ['post', '/app/v1/classes/{id}/members'], ['delete', '/app/v1/classes/{id}/members/{memberId}']] as const) {
+      const op = spec.paths[p]?.[m];
+      assert.ok(op, `${m} ${p} documented`);
+      assert.deepEqual(op.tags, ['Billing']);
+      assert.deepEqual(op.security, [{ accessToken: [] }]);
+      assert.ok(op.responses['401'] && op.responses['403'], `${m} ${p} documents its token errors`);
+    }
+    const example = (p: string, m: string) => {
+      const c = spec.paths[p][m].requestBody.content['application/json'];
+      return c.example ?? c.schema.examples?.[0] ?? Object.values(c.examples ?? {})[0];
+    };
+    const created = await call(a, 'POST', '/app/v1/classes', example('/app/v1/classes', 'post'));
+    assert.equal(created.body.result_code, 0, JSON.stringify(created.body));
+    assert.equal(created.body.result_data.class.memberCount, 3);
+    const id = created.body.result_data.class.id;
+    for (const [m, p] of [['put', '/app/v1/classes/{id}'], ['put', '/app/v1/classes/{id}/members'], ['post', '/app/v1/classes/{id}/members']] as const) {
+      const r = await call(a, m.toUpperCase(), p.replace('{id}', id), example(p, m));
+      assert.equal(r.body.result_code, 0, `${m} ${p}: ${JSON.stringify(r.body)}`);
+    }
+  });
 });
