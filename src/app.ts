@@ -28,6 +28,7 @@ import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
 import { sandboxOutboxRoutes } from './pages/outbox.js';
 import { paymentPagePaths, renderProblem } from './pages/payment-page.js';
 import { pageRoutes } from './pages/routes.js';
+import { shortLinkBase, shortLinkRoutes } from './pages/short-link.js';
 import { sandboxWindowPath } from './pages/sandbox-window.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
@@ -140,17 +141,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
   const gateway = createGateway(db, {
     clock, box, http, processorSetup, secretKey: config.secretKey, callLimitMs: operatorCallLimitMs(processorSetup),
-    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
+    paymentPageUrl: config.paymentPageUrl, shortLinkUrl: shortLinkUrlOf(config), signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
     log, wake, worker, metrics,
   });
   const invoicing = createInvoicing(db, {
     gateway, messaging, http, clock, box, costs: config.costs, log, worker,
-    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
+    outboundTimeoutMs: config.outboundTimeoutMs, alimtalkShortLink: config.alimtalkShortLink, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   const { auth, invoices } = invoicing;
 
-  const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`];
+  const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`, `${shortLinkBase(shortLinkUrlOf(config))}/`];
   let frameworkError: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void = () => {};
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
@@ -222,6 +223,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
   publicInvoiceRoutes(app, db, gateway, clock);
   invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl, clock });
+  shortLinkRoutes(app, { gateway, shortLinkUrl: shortLinkUrlOf(config) });
   const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });
   // Encapsulated under /console: its cookies, CSRF tokens, uploads and HTML errors stay there.
   await app.register(async (scope) => consoleRoutes(scope, {
@@ -373,4 +375,9 @@ export function messagingOf(config: Config, db: DatabaseHandle['db'], clock: Sha
   const m = config.messaging;
   if (m.kind === 'solapi') return new SolapiMessaging({ ...m, timeoutMs: config.outboundTimeoutMs }, log);
   return new SandboxMessaging(db, clock);
+}
+
+/** Short payment links live at `{SUNAP_PUBLIC_URL}/s/<code>` (src/pages/short-link.ts). */
+function shortLinkUrlOf(config: Config): string {
+  return `${config.publicUrl.replace(/\/+$/, '')}/s`;
 }

@@ -416,6 +416,14 @@ export interface RechargeTable {
   credited_at: number | null;
 }
 
+/** A short payment link (migration 0017): a random code that redirects to one payment's page. */
+export interface ShortLinkTable {
+  code: string;
+  store_code: string;
+  payment_id: string;
+  created_at: number;
+}
+
 export interface Database {
   platforms: PlatformTable;
   platform_keys: PlatformKeyTable;
@@ -452,4 +460,5 @@ export interface Database {
   schedules: ScheduleTable;
   schedule_runs: ScheduleRunTable;
   invoice_reminders: InvoiceReminderTable;
+  short_links: ShortLinkTable;
 }

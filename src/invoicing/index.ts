@@ -56,6 +56,8 @@ export interface InvoicingDeps {
   worker: JobWorker;
   /** Time limit of one provider call, in milliseconds. */
   outboundTimeoutMs: number;
+  /** ALIMTALK carries the short payment link too (SUNAP_ALIMTALK_SHORT_LINK); SMS always does. */
+  alimtalkShortLink?: boolean;
   webhookUrlPolicy: HttpPolicy;
   /** Sign-in attempts a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
   loginRateLimit?: number;
@@ -81,7 +83,7 @@ export interface Invoicing {
  * the listener that moves an invoice with its gateway payment.
  */
 export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invoicing {
-  const runner = new SendRunner(db, { gateway: deps.gateway, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log, timeoutMs: deps.outboundTimeoutMs });
+  const runner = new SendRunner(db, { gateway: deps.gateway, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log, timeoutMs: deps.outboundTimeoutMs, alimtalkShortLink: deps.alimtalkShortLink ?? false });
   const invoices = new InvoiceService(db, {
     gateway: deps.gateway, messaging: deps.messaging, runner, clock: deps.clock, box: deps.box, costs: deps.costs, log: deps.log,
     webhookUrlPolicy: deps.webhookUrlPolicy, wake: () => deps.worker.wake(),

@@ -1,5 +1,6 @@
 import { lineNet, parseStoredLines, storedLine, type StoredLine } from '../gateway/index.js';
 import { won } from '../platform/format.js';
+import { eucKrBytes, SMS_MAX_BYTES } from '../ports/messaging.js';
 import { dueDateText } from './due.js';
 import type { Invoice } from './repository.js';
 import type { BillItem } from './schemas.js';
@@ -81,6 +82,19 @@ export function invoiceVariables(m: {
     '#{상호}': m.businessName, '#{고객명}': m.receiverName, '#{청구사유}': m.reason, '#{청구금액}': won(m.amount),
     '#{청구내용}': details.length ? details.join('\n') : NO_DETAILS, '#{결제링크}': m.link,
   };
+}
+
+/**
+ * The invoice as an SMS (docs/invoicing.md, "SMS or LMS"): one line with the business, the
+ * recipient, the reason, the amount and the short payment link. Used when it fits an SMS
+ * (SMS_MAX_BYTES in EUC-KR); otherwise the message is the whole invoice text, sent as LMS.
+ */
+export const SMS_TEMPLATE = '[#{상호}] #{고객명}님 #{청구사유} #{청구금액} #{결제링크}';
+
+/** The SMS text when it fits 90 bytes, else the whole invoice text (an LMS). */
+export function smsText(variables: Record<string, string>): string {
+  const short = fillTemplate(SMS_TEMPLATE, variables);
+  return eucKrBytes(short) <= SMS_MAX_BYTES ? short : fillTemplate(INVOICE_TEMPLATE, variables);
 }
 
 /** A template with its variables filled, in one pass: a value that looks like a variable stays as it is. */

@@ -70,6 +70,11 @@ export interface Config {
   metricsToken: string | null;
   /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
   sandboxOpen: boolean;
+  /**
+   * ALIMTALK messages carry the short payment link too (SUNAP_ALIMTALK_SHORT_LINK), for a
+   * template approved with it (docs/going-live.md, "The ALIMTALK template"); off: the full link.
+   */
+  alimtalkShortLink: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -347,6 +352,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
     sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
+    alimtalkShortLink: boolVar(env, 'SUNAP_ALIMTALK_SHORT_LINK', false),
     metricsToken,
     http: {
       requestTimeoutMs,

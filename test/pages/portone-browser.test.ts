@@ -173,4 +173,61 @@ forEachEngine('PortOne V2 checkout in Chromium', (engine) => {
     assert.deepEqual(fp.refundAccount, { bank: 'SHINHAN', number: '110987654321', holderName: '홍길동' });
     assert.equal(fp.status, 'CANCELLED');
   });
+
+  test('a lost confirmation (PortOne\'s answer never comes): the customer is told it is being checked; the reconcile\'s look-up settles it with one charge', async () => {
+    const { seq, url } = await create(portoneStore);
+    const { ctx, page } = await open();
+    fake.webhooksOff = true;
+    try {
+      await intoWindow(page, url, /^카드/);
+      // Both tries of the confirm's look-up go unanswered (1.5 s each).
+      fake.holdGets(2);
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(t.url)), page.getByRole('button', { name: '128,000원 결제하기' }).click()]);
+      assert.ok((await page.textContent('main'))!.includes('두 번 청구되지 않습니다'));
+    } finally {
+      fake.webhooksOff = false;
+      await ctx.close();
+    }
+    const p = await row(seq, portoneStore);
+    assert.equal(p.state, 'STORE_REQUEST');
+    const fp = fake.payments.get((await t.app.sunap.database.db.selectFrom('payment_attempts').select('id').where('payment_id', '=', p.id).executeTakeFirstOrThrow()).id)!;
+    assert.equal(fp.status, 'PAID', 'PortOne took the money in its window');
+    // Not before the attempt is stale (60 s: the sandbox operator's processor says no time limit) ...
+    assert.equal(await t.app.sunap.gateway.reconcileAll(), 0);
+    await t.app.sunap.clock.advance(61);
+    assert.equal(await t.app.sunap.gateway.reconcileAll(), 1);
+    const d = await search(seq, portoneStore);
+    assert.deepEqual([d.APPROVE_STATUS, d.APPROVAL_AMOUNT], ['APPROVE_COMPLETE', 128000]);
+    assert.equal((await row(seq, portoneStore)).processor_ref, fp.transactionId);
+    // One charge: one PortOne payment for the order, never cancelled, and no other order paid.
+    const attempts = await t.app.sunap.database.db.selectFrom('payment_attempts').select(['id', 'status']).where('payment_id', '=', p.id).execute();
+    assert.deepEqual([attempts, fp.status, fp.cancellations.length], [[{ id: fp.id, status: 'APPROVED' }], 'PAID', 0]);
+    assert.equal(await t.app.sunap.gateway.reconcileAll(), 0, 'nothing left to settle');
+  });
+
+  test('two stores of one platform on two processors side by side (the sandbox\'s window and PortOne): each paid and cancelled through the processor that took it', async () => {
+    const sandboxStore = await t.addStore();
+    const a = await create(sandboxStore);
+    const b = await create(portoneStore);
+    const { ctx, page } = await open();
+    try {
+      await page.goto(a.url);
+      await Promise.all([page.waitForURL(/sandbox-window/), page.getByRole('button', { name: /^카드/ }).click()]);
+      await page.getByLabel(/KB국민카드 · 승인/).check();
+      await Promise.all([page.waitForURL((u) => !u.pathname.includes('sandbox-window') && !u.pathname.includes('/return/')), page.getByRole('button', { name: '128,000원 결제 승인' }).click()]);
+      await intoWindow(page, b.url, /^카드/);
+      await Promise.all([page.waitForURL((u) => u.href.startsWith(t.url) && !u.pathname.includes('/return/')), page.getByRole('button', { name: '128,000원 결제하기' }).click()]);
+    } finally {
+      await ctx.close();
+    }
+    const [pa, pb] = [await row(a.seq, sandboxStore), await row(b.seq, portoneStore)];
+    assert.deepEqual([pa.state, pa.processor, pb.state, pb.processor], ['APPROVE_COMPLETE', 'sandbox', 'APPROVE_COMPLETE', 'portone']);
+    const before = fake.calls.length;
+    assert.equal(rd(await cancel(a.seq, sandboxStore)).RESULT_CODE, '0000');
+    assert.equal(fake.calls.length, before, 'the sandbox store\'s cancel never reaches PortOne');
+    assert.equal(rd(await cancel(b.seq, portoneStore)).RESULT_CODE, '0000');
+    // (PortOne's Transaction.Cancelled notice may add a look-up; the only change is the cancel.)
+    assert.deepEqual(fake.calls.slice(before).filter((c) => c.method === 'POST').map((c) => c.path), [`/payments/${pb.processor_order}/cancel`]);
+    assert.deepEqual([(await search(a.seq, sandboxStore)).APPROVE_STATUS, (await search(b.seq, portoneStore)).APPROVE_STATUS], ['CANCEL_COMPLETE', 'CANCEL_COMPLETE']);
+  });
 });
