@@ -220,7 +220,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   }));
   // Encapsulated: the raw-body parser of processors' notices applies to their routes only.
   await app.register(async (scope) => processorEventRoutes(scope, gateway));
-  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
+  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints, billing: invoicing.billing });
   publicInvoiceRoutes(app, db, gateway, clock);
   invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl, clock });
   shortLinkRoutes(app, { gateway, shortLinkUrl: shortLinkUrlOf(config) });

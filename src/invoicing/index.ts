@@ -23,6 +23,7 @@ import { DELIVERY_JOB } from './delivery.js';
 import { SEND_JOB, SendRunner } from './sends.js';
 import { InvoiceService } from './service.js';
 import { WEBHOOK_JOB } from './webhooks.js';
+import { createBilling, type Billing } from './billing.js';
 
 export { AuthService, THROTTLE_PURGE_JOB, createAccount, emailProblem, grantPoints, normalizeEmail, passwordProblem, setInvoicingEnabled, tenantOf } from './accounts.js';
 export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
@@ -39,6 +40,8 @@ export { dueDateOfPayment, lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, pu
 export { invoicingRoutes } from './routes.js';
 export { DeliveryLog, type AttemptView, type DeliveryDetail, type DeliveryView } from './delivery-log.js';
 export { InvoiceService } from './service.js';
+export type { Billing } from './billing.js';
+export { MAX_CLASS_MEMBERS, MAX_CLASSES, type ClassMemberView, type ClassView } from './classes.js';
 export { dueDateProblem, dueDateText, isOverdue, MAX_DUE_AHEAD_DAYS, MAX_DUE_DAYS } from './due.js';
 export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
 export { DELIVERY_BACKOFF_SECONDS, DELIVERY_JOB } from './delivery.js';
@@ -76,6 +79,8 @@ export interface Invoicing {
   deliveries: DeliveryLog;
   /** The store's webhook endpoints. */
   endpoints: EndpointService;
+  /** Billing that runs itself: classes (docs/invoicing.md). */
+  billing: Billing;
 }
 
 /**
@@ -100,5 +105,6 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
     auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
     recharges, console: new InvoicingConsole(db), deliveries: new DeliveryLog(db, { clock: deps.clock, wake: () => deps.worker.wake() }),
     endpoints: new EndpointService(db, { clock: deps.clock, box: deps.box, wake: () => deps.worker.wake() }),
+    billing: createBilling(db, { clock: deps.clock }),
   };
 }

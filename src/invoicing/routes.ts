@@ -7,6 +7,8 @@ import type { EndpointService } from '../gateway/index.js';
 import type { AuthService } from './accounts.js';
 import type { DeliveryLog } from './delivery-log.js';
 import { deliveryRoutes } from './delivery-routes.js';
+import type { Billing } from './billing.js';
+import { billingRoutes } from './billing-routes.js';
 import type { Costs } from './points.js';
 import type { Account } from './repository.js';
 import {
@@ -38,6 +40,8 @@ export interface InvoicingRouteDeps {
   /** The store's callbacks and webhooks (src/invoicing/delivery-routes.ts). */
   deliveries: DeliveryLog;
   endpoints: EndpointService;
+  /** Classes (src/invoicing/billing-routes.ts). */
+  billing: Billing;
 }
 
 /**
@@ -68,6 +72,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
   deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
+  billingRoutes(app, { billing: deps.billing, hooks, writeHooks, accountOf: (req) => account(req).id });
 
   // ---- auth ------------------------------------------------------------------------------------
 
