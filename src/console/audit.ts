@@ -43,6 +43,12 @@ export const AUDIT_ACTIONS = {
   'endpoint.enable': '웹훅 엔드포인트 켜기',
   'endpoint.disable': '웹훅 엔드포인트 끄기',
   'endpoint.test': '웹훅 테스트 이벤트',
+  // Billing that runs itself (issue 30).
+  'class.create': '반 만들기',
+  'class.update': '반 수정',
+  'class.archive': '반 보관',
+  'class.unarchive': '반 보관 해제',
+  'class.members': '반 인원 변경',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 

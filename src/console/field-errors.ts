@@ -23,6 +23,7 @@ const FIELDS: [RegExp, string, string][] = [
   [/^billTemplateId$/, 'template', '템플릿'],
   [/^sendChannel$/, 'sendChannel', '발송 방법'],
   [/^requestId$/, 'requestId', '요청 번호'],
+  [/^dueDate$/, 'dueDate', '납부 기한'],
   [/^members$|^recipientItems$/, 'csv', '받는 분'],
   [/^points$/, 'form', '포인트'],
 ];
@@ -45,6 +46,9 @@ function reasonOf(reason: string, label: string): string {
   if ((m = /^insufficient send points to send the invoice \(needs (\d+), balance (\d+)\)$/.exec(reason))) {
     return `발송 포인트가 부족합니다 (필요 ${Number(m[1]).toLocaleString('ko-KR')}P, 보유 ${Number(m[2]).toLocaleString('ko-KR')}P). 포인트를 충전해 주세요.`;
   }
+  if ((m = /^must not be before today \((\d{4}-\d{2}-\d{2}), KST\)$/.exec(reason))) return `${label}은 오늘(${m[1]})이나 그 뒤여야 합니다.`;
+  if ((m = /^must be at most (\d+) days after today/.exec(reason))) return `${label}은 오늘부터 ${m[1]}일 안이어야 합니다.`;
+  if (reason === 'must be a date as yyyy-MM-dd') return `${label}은 날짜여야 합니다 (예: 2026-12-10).`;
   if (/one recipient only/.test(reason)) return '한 명에게 보낼 때만 쓸 수 있습니다.';
   if (/different invoice cannot be sent with the same requestId/.test(reason)) return '이 양식은 이미 다른 내용으로 보냈습니다. 새 양식을 열어 주세요.';
   return `${label}이(가) 올바르지 않습니다.`;

@@ -19,6 +19,7 @@ import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js
 import { Invites } from './invites.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { classRoutes } from './routes/classes.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
@@ -89,6 +90,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   invoiceRoutes(app, deps);
   invoiceCreateRoutes(app, deps);
   templateRoutes(app, deps);
+  classRoutes(app, deps);
   pointsRoutes(app, deps);
   deliveryRoutes(app, deps);
   teamRoutes(app, deps);

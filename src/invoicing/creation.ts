@@ -15,6 +15,7 @@ import type { Account } from './repository.js';
 import type { CreateBillBody } from './schemas.js';
 import { SEND_JOB } from './sends.js';
 import { applyTemplate } from './templates.js';
+import { dueDateProblem } from './due.js';
 import { storeLines, type StoredLine } from '../gateway/index.js';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -133,8 +134,12 @@ export async function queueSends(trx: Transaction<Database>, accountId: string, 
  * recipients), writing nothing: creation runs it first, and the console's CSV preview runs it
  * so that it never offers a send that would then be refused.
  */
-export async function checkInvoices(db: Kysely<Database>, deps: Pick<CreationDeps, 'webhookUrlPolicy'>, account: Account, sent: CreateBillBody): Promise<{ body: CreateBillBody; list: Recipient[] }> {
-  const body = await applyTemplate(db, account.id, sent);
+export async function checkInvoices(db: Kysely<Database>, deps: Pick<CreationDeps, 'webhookUrlPolicy' | 'clock'>, account: Account, sent: CreateBillBody): Promise<{ body: CreateBillBody; list: Recipient[] }> {
+  if (sent.dueDate !== undefined) {
+    const problem = dueDateProblem(sent.dueDate, deps.clock.nowMs());
+    if (problem) throw validation(problem);
+  }
+  const body = await applyTemplate(db, account.id, sent, deps.clock.nowMs());
   if (body.webhookSecret !== undefined && body.webhookUrl === undefined) {
     throw validation('webhookSecret: may only be given together with webhookUrl');
   }
@@ -172,7 +177,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
     send_channel: channel, webhook_url: body.webhookUrl ?? null, webhook_secret_sealed: sealed,
     bill_template_id: body.billTemplateId === undefined ? null : String(body.billTemplateId),
     related_subject: body.relatedSubject ?? null, etc: body.etc ?? null,
-    student_birth_date: r.birthDate, classroom_id: r.classroomId,
+    student_birth_date: r.birthDate, classroom_id: r.classroomId, due_date: body.dueDate ?? null,
     send_count: 0, first_sent_at: null, last_sent_at: null, done_at: null, canceled_at: null, created_at: now, updated_at: now,
   }));
   try {

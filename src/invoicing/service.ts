@@ -6,7 +6,7 @@ import type { MessagingProvider } from '../ports/messaging.js';
 import type { Clock } from '../platform/clock.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
-import { kstMonth, kstMonthRange } from '../platform/kst.js';
+import { kstDate, kstMonth, kstMonthRange } from '../platform/kst.js';
 import type { HttpPolicy } from '../platform/urls.js';
 import { checkInvoices, createInvoices } from './creation.js';
 import { applyReport } from './delivery.js';
@@ -58,14 +58,16 @@ export class InvoiceService {
   // ---- queries -------------------------------------------------------------------------------
 
   /** totalCount: the account's live-invoice counter without a month; counted over the month with one. */
-  async list(accountId: string, q: { month?: string; page?: string; size?: string }) {
+  async list(accountId: string, q: { month?: string; page?: string; size?: string; overdue?: 'true' | 'false' }) {
     const page = q.page ? Number(q.page) : 1;
     const size = q.size ? Number(q.size) : DEFAULT_PAGE_SIZE;
     const range = q.month ? kstMonthRange(q.month) : undefined;
+    const now = this.deps.clock.nowMs();
     const { rows, total } = await repo.listInvoices(this.db, accountId, {
       from: range?.[0], to: range?.[1], offset: (page - 1) * size, limit: size,
+      overdue: q.overdue ? { today: kstDate(now), only: q.overdue === 'true' } : undefined,
     });
-    return { bills: rows.map(billSummary), page, size, totalCount: total };
+    return { bills: rows.map((r) => billSummary(r, now)), page, size, totalCount: total };
   }
 
   async detail(accountId: string, id: string | number) {
@@ -77,7 +79,7 @@ export class InvoiceService {
   private async detailOf(inv: Invoice) {
     const payment = inv.payment_id ? await this.deps.gateway.findById(inv.payment_id) : undefined;
     const sends = await repo.sendsOf(this.db, inv.account_id, inv.id);
-    return billDetail(inv, payment, sends);
+    return billDetail(inv, payment, sends, this.deps.clock.nowMs());
   }
 
   async summary(accountId: string, month?: string) {

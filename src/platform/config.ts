@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { loadCardProcessor, loadMessaging, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
+import { loadCardProcessor, loadMessaging, loadPortoneApiUrl, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
 
 export type Mode = 'sandbox' | 'live';
 
@@ -20,6 +20,8 @@ export interface Config {
   secretKeySource: 'env' | 'file' | 'generated';
   /** The operator's card processor (sandbox, toss or toss-keyin) and its settings: the fallback of stores without their own. */
   cardProcessor: CardProcessorSettings;
+  /** PortOne's API (SUNAP_PORTONE_API_URL; the fake in a rehearsal), for the operator's keys and every store's own. */
+  portoneApiUrl: string;
   /** The messaging provider (sandbox or solapi) and its settings. */
   messaging: MessagingSettings;
   /** What the operator should fix although the service can run (a weak sandbox key); logged at start. */
@@ -70,6 +72,11 @@ export interface Config {
   metricsToken: string | null;
   /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
   sandboxOpen: boolean;
+  /**
+   * ALIMTALK messages carry the short payment link too (SUNAP_ALIMTALK_SHORT_LINK), for a
+   * template approved with it (docs/going-live.md, "The ALIMTALK template"); off: the full link.
+   */
+  alimtalkShortLink: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -282,12 +289,13 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   const problems: string[] = [];
   const warnings: string[] = [];
   const cardProcessor = loadCardProcessor(env, problems);
+  const portoneApiUrl = loadPortoneApiUrl(env, problems);
   const messaging = loadMessaging(env, problems);
   const secret = loadSecretKey(env, mode, databaseUrl, opts.keyFile !== false && problems.length === 0);
   const weakness = secret?.source === 'env' ? secretKeyWeakness(secret.key) : null;
   if (mode === 'live') {
     if (cardProcessor.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_CARD_PROCESSOR'))) {
-      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (Toss Payments\' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY) or toss-keyin (its card-number API, by contract only, with SUNAP_TOSS_SECRET_KEY)');
+      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (Toss Payments\' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY) or toss-keyin (its card-number API, by contract only, with SUNAP_TOSS_SECRET_KEY) or portone (PortOne V2\'s window, with SUNAP_PORTONE_API_SECRET, SUNAP_PORTONE_STORE_ID, SUNAP_PORTONE_CHANNEL_KEY and SUNAP_PORTONE_WEBHOOK_SECRET)');
     }
     if (messaging.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_MESSAGING_PROVIDER'))) {
       problems.push('SUNAP_MESSAGING_PROVIDER: live mode needs a real messaging provider: solapi (with SUNAP_SOLAPI_API_KEY, SUNAP_SOLAPI_API_SECRET, SUNAP_SOLAPI_SENDER, SUNAP_SOLAPI_PFID, SUNAP_SOLAPI_TEMPLATE_ID)');
@@ -324,6 +332,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     secretKey: secret!.key,
     secretKeySource: secret!.source,
     cardProcessor,
+    portoneApiUrl,
     messaging,
     warnings,
     allowPrivateTargets: boolVar(env, 'SUNAP_ALLOW_PRIVATE_TARGETS', mode === 'sandbox'),
@@ -346,6 +355,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
     sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
+    alimtalkShortLink: boolVar(env, 'SUNAP_ALIMTALK_SHORT_LINK', false),
     metricsToken,
     http: {
       requestTimeoutMs,

@@ -25,6 +25,7 @@ function commonBody(v: CommonValues): Partial<CreateBillBody> {
   if (channel) out.sendChannel = channel;
   if (v.template) out.billTemplateId = v.template;
   if (v.webhookUrl?.trim()) out.webhookUrl = v.webhookUrl.trim();
+  if (v.dueDate?.trim()) out.dueDate = v.dueDate.trim();
   return out;
 }
 
@@ -81,7 +82,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
   // Generous limits: a value longer than its field allows comes back beside the field in Korean, never as a bare error page.
   const SingleBody = Type.Object({
     ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000), items: Str(20_000), reason: Str(10_000), description: Str(10_000),
-    sendChannel: Str(100), template: Str(200), requestId: Str(200), webhookUrl: Str(10_000),
+    sendChannel: Str(100), template: Str(200), requestId: Str(200), webhookUrl: Str(10_000), dueDate: Str(100),
   });
   app.post('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, body: SingleBody } }, async (req, reply) => {
     const user = userOf(req);
@@ -192,7 +193,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   const valuesOf = (body: unknown): CommonValues => ({
     reason: field(body, 'reason'), description: field(body, 'description'), sendChannel: field(body, 'sendChannel'), template: field(body, 'template'),
-    webhookUrl: field(body, 'webhookUrl'),
+    webhookUrl: field(body, 'webhookUrl'), dueDate: field(body, 'dueDate'),
   });
 
   // Multipart (a file) or urlencoded (pasted text). The multipart limits (src/console/index.ts)
@@ -205,7 +206,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   app.post('/invoices/bulk', {
     config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024,
-    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(10_000), description: Str(10_000), sendChannel: Str(100), template: Str(200), webhookUrl: Str(10_000) }) },
+    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(10_000), description: Str(10_000), sendChannel: Str(100), template: Str(200), webhookUrl: Str(10_000), dueDate: Str(100) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const values = valuesOf(req.body);

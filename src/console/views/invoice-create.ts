@@ -15,6 +15,8 @@ export interface CommonValues {
   sendChannel?: string;
   template?: string;
   webhookUrl?: string;
+  /** yyyy-MM-dd (the date input's value). */
+  dueDate?: string;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
@@ -42,6 +44,7 @@ ${problem('template', e)}<span class="hint" id="template-hint">비워 둔 청구
 <div class="field"><label for="reason">청구 사유</label><input id="reason" name="reason" maxlength="60" value="${v.reason ?? ''}"${describedBy('reason', e, 'reason-hint')}>${problem('reason', e)}<span class="hint" id="reason-hint">알림에 보입니다 (60자까지)</span></div>
 <div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200"${describedBy('description', e)}>${v.description ?? ''}</textarea>${problem('description', e)}</div>
 <div class="field"><label for="sendChannel">발송 방법</label><select id="sendChannel" name="sendChannel"${describedBy('sendChannel', e)}>${option('', '템플릿 또는 알림톡', v.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], v.sendChannel))}</select>${problem('sendChannel', e)}</div>
+<div class="field"><label for="dueDate">납부 기한 (선택)</label><input id="dueDate" name="dueDate" type="date" value="${v.dueDate ?? ''}"${describedBy('dueDate', e, 'due-hint')}>${problem('dueDate', e)}<span class="hint" id="due-hint">알림과 결제 화면에 보입니다. 비우면 템플릿의 "발송 후 N일"을 씁니다</span></div>
 <div class="field"><label for="webhookUrl">웹훅 주소 (선택)</label><input id="webhookUrl" name="webhookUrl" type="url" maxlength="500" value="${v.webhookUrl ?? ''}"${describedBy('webhookUrl', e, 'webhook-hint')}>${problem('webhookUrl', e)}<span class="hint" id="webhook-hint">결제·취소 때 POST를 받을 https:// 주소 (개발자용)</span></div>`;
 }
 
@@ -131,6 +134,7 @@ ${csrfField(v.csrf)}
 <input type="hidden" name="sendChannel" value="${v.values.sendChannel ?? ''}">
 <input type="hidden" name="template" value="${v.values.template ?? ''}">
 <input type="hidden" name="webhookUrl" value="${v.values.webhookUrl ?? ''}">
+<input type="hidden" name="dueDate" value="${v.values.dueDate ?? ''}">
 <button class="btn" type="submit">${num(good.length)}명에게 보내기 (${num(v.cost)}P)</button>
 </form>` : ''}`;
 }
