@@ -6,6 +6,8 @@ import { ProcessorRegistry } from './processors.js';
 import * as repo from './repository.js';
 import { settleOrder } from './settle.js';
 
+import { INSTANCE_ID, ownerGone, ownerHostPrefix } from '../platform/instance.js';
+
 import type { CardProcessor } from '../ports/card-processor.js';
 import type { KeyInProcessorId, RefundAccount } from '../ports/checkout.js';
 
@@ -31,14 +33,19 @@ export function staleAttemptMs(processor: Pick<CardProcessor, 'callLimitMs'>): n
 }
 
 /**
- * An attempt left OPEN longer than any processor call takes belongs to a process that died
- * between the processor's answer and our commit. Ask the processor what it did under that
+ * An attempt left OPEN longer than any processor call takes, or held by a process of this host
+ * that is gone (a restart after a crash: src/platform/instance.ts), belongs to a process that
+ * died between the processor's answer and our commit. Ask the processor what it did under that
  * idempotency key (a checkout's order id) and finish the job, so the charge is neither lost
  * nor repeated.
  */
 export async function reconcile(ctx: GatewayContext, paymentId: string): Promise<boolean> {
   const open = await repo.openAttemptOf(ctx.db, paymentId);
-  if (!open || ctx.clock.nowMs() - open.created_at < ctx.staleAttemptMs) return false;
+  if (!open) return false;
+  if (ctx.clock.nowMs() - open.created_at < ctx.staleAttemptMs) {
+    // Not stale: only an owner known to be gone lets it be settled now, by one process (the takeover).
+    if (!ownerGone(open.owner, INSTANCE_ID) || !(await repo.takeOverAttempt(ctx.db, open.id, open.owner!))) return false;
+  }
   const payment = (await repo.findPaymentById(ctx.db, paymentId))!;
   const now = ctx.clock.nowMs();
   if (open.kind === 'CHECKOUT') {
@@ -72,6 +79,10 @@ export async function reconcile(ctx: GatewayContext, paymentId: string): Promise
  */
 export async function reconcileAll(ctx: GatewayContext): Promise<number> {
   let n = 0;
+  // First the attempts of this host's processes that are gone: settled at once, not once stale.
+  for (const a of await repo.openAttemptsOfHost(ctx.db, ownerHostPrefix(), 100)) {
+    if (ownerGone(a.owner) && (await reconcile(ctx, a.payment_id).catch(() => false))) n++;
+  }
   for (const id of await repo.paymentsWithStaleAttempts(ctx.db, ctx.clock.nowMs() - ctx.staleAttemptMs, 100)) {
     if (await reconcile(ctx, id).catch(() => false)) n++;
   }

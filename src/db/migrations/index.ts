@@ -8,6 +8,7 @@ import * as m0007 from './0007_console.js';
 import * as m0008 from './0008_throttles.js';
 import * as m0009 from './0009_deliveries.js';
 import * as m0010 from './0010_checkout.js';
+import * as m0012 from './0012_attempt_owner.js';
 
 /** Every migration, by name, in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0008_throttles': m0008,
   '0009_deliveries': m0009,
   '0010_checkout': m0010,
+  '0012_attempt_owner': m0012,
 };
