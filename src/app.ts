@@ -37,11 +37,12 @@ import { SandboxCheckout } from './ports/sandbox-checkout.js';
 import { SandboxMessaging } from './ports/sandbox-messaging.js';
 import { SolapiMessaging } from './ports/solapi-messaging.js';
 import { TossCardProcessor } from './ports/toss-card-processor.js';
+import { TossCheckout } from './ports/toss-checkout.js';
 import { ServiceClock, type SharedClock } from './platform/clock.js';
 import type { Config } from './platform/config.js';
 import { merchantUrlPolicy } from './platform/urls.js';
 import { hmacToken, SecretBox } from './platform/crypto.js';
-import { TOSS_API_URL } from './platform/providers.js';
+import { TOSS_API_URL, TOSS_SDK_URL } from './platform/providers.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
 import { createLogger, lazyRequestLogger } from './platform/logging.js';
@@ -281,18 +282,25 @@ export function sandboxCheckoutOf(config: Config, db: DatabaseHandle['db'], cloc
 /**
  * The processors the app can use (src/gateway/processors.ts), one factory per processor id,
  * and the operator's processor, way and keys. A store's own keys are handed to the same
- * factories. The live Toss checkout adapter plugs in as `checkout.toss` (docs/architecture.md,
- * "The checkout port"); until then a store or an operator choosing `toss` is told it is not available.
+ * factories: `toss` is Toss Payments' window (src/ports/toss-checkout.ts), `toss-keyin` its
+ * card-number API; a processor without a factory (or without keys) is told it is not available.
  */
 export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: Logger, over: { processor?: CardProcessor; checkout?: CheckoutFactories; sandbox: SandboxCheckout }): ProcessorSetup {
   const c = config.cardProcessor;
-  const toss = c.kind === 'sandbox' ? { baseUrl: TOSS_API_URL } : { baseUrl: c.baseUrl, testCode: c.testCode };
+  const toss = c.kind === 'sandbox' ? { baseUrl: TOSS_API_URL, sdkUrl: TOSS_SDK_URL } : { baseUrl: c.baseUrl, testCode: c.testCode, sdkUrl: c.kind === 'toss' ? c.sdkUrl : TOSS_SDK_URL };
   const sandboxNetwork = new SandboxCardProcessor(db);
   return {
     global: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
     globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } } : {},
     live: config.mode === 'live',
-    checkout: { sandbox: () => over.sandbox, ...over.checkout },
+    checkout: {
+      sandbox: () => over.sandbox,
+      toss: (keys) => {
+        if (!keys.clientKey || !keys.secretKey) throw new ProcessorUnavailable('toss: no client key and secret key (SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY, or the store\'s own: sunap store set-processor)');
+        return new TossCheckout({ clientKey: keys.clientKey, secretKey: keys.secretKey, baseUrl: toss.baseUrl, sdkUrl: toss.sdkUrl, timeoutMs: config.outboundTimeoutMs }, log);
+      },
+      ...over.checkout,
+    },
     keyIn: {
       'sandbox-keyin': () => over.processor ?? sandboxNetwork,
       'toss-keyin': (keys) => {

@@ -112,8 +112,20 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   app.post('/app/v1/sales/bill', {
     ...writeHooks,
     schema: {
-      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 409 / -22, more than one member 400 / -23. Read the outcome with the list or detail.'),
-      body: CreateBillBody, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 409) },
+      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. Read the outcome with the list or detail.'),
+      body: CreateBillBody,
+      response: {
+        200: Envelope(Type.Null()), ...errors(401, 403, 409),
+        // As the real service's published OpenAPI lists it: one 400 for input errors and for a used requestId with other content.
+        400: Type.Object({
+          ...ErrorEnvelope.properties,
+          result_code: Type.Integer({ description: '-20, -22 or -23 (docs/reference.md, "Invoicing: authentication and result_code values")', examples: [-22] }),
+          result_msg: Type.String({ examples: ['requestId: a different invoice cannot be sent with the same requestId'] }),
+        }, {
+          description: 'Input error (-20), or the same requestId with a different payload (-22), or a requestId with more than one member (-23)',
+          examples: [{ result_code: -22, result_msg: 'requestId: a different invoice cannot be sent with the same requestId', result_data: null }],
+        }),
+      },
     },
   }, async (req) => {
     await svc.create(account(req), req.body);

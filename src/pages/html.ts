@@ -43,8 +43,11 @@ export function pageCsp(formTargets: string[] = []): string {
   ].join('; ');
 }
 
-/** An origin a live checkout page may name in its CSP: scheme, host and port only (nothing that could end the directive). */
-const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d{1,5})?$/;
+/**
+ * An origin a live checkout page may name in its CSP: scheme, host and port only (nothing that
+ * could end the directive); a leading `*.` names a processor's subdomains (https://*.tosspayments.com).
+ */
+const ORIGIN = /^https?:\/\/(\*\.)?[A-Za-z0-9.-]+(:\d{1,5})?$/;
 
 /**
  * The one page that runs script: a live processor's window (src/pages/checkout-page.ts,

@@ -11,6 +11,7 @@ import { field, parseCardForm } from './card-form.js';
 import { pageErrorHandler } from './error-page.js';
 import { pageHeaders } from './html.js';
 import { sandboxWindowRoutes } from './sandbox-window.js';
+import { TOSS_LAUNCHER_ETAG, TOSS_LAUNCHER_JS } from './toss-launcher.js';
 import {
   formTargets, pageLink, paymentPagePaths, renderNotFound, renderPaymentForm, renderProblem, renderReceipt, renderStatePage,
   type FormState, type PageContext,
@@ -51,6 +52,12 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
     reply.header('cache-control', 'public, max-age=604800').header('etag', SUNAP_CSS_ETAG);
     if (req.headers['if-none-match'] === SUNAP_CSS_ETAG) return reply.code(304).send();
     return reply.type('text/css; charset=utf-8').send(SUNAP_CSS);
+  });
+
+  app.get('/assets/checkout/toss.js', { schema: { hide: true } }, async (req, reply) => {
+    reply.header('cache-control', 'public, max-age=604800').header('etag', TOSS_LAUNCHER_ETAG);
+    if (req.headers['if-none-match'] === TOSS_LAUNCHER_ETAG) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(TOSS_LAUNCHER_JS);
   });
 
   const formState = (tid: string, token: string, over: Partial<FormState> = {}): FormState => ({ tid, token, action: paths.pay, ...over });

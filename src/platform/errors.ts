@@ -49,7 +49,8 @@ export const AppCodes = {
   NOT_FOUND: { code: -10, http: 404 },
   VALIDATION: { code: -20, http: 400 },
   INSUFFICIENT_POINTS: { code: -21, http: 409 },
-  IDEMPOTENCY_CONFLICT: { code: -22, http: 409 },
+  /** HTTP 400 as the real service's published OpenAPI lists it (docs/reference.md, -22); Sunap answered 409 before. */
+  IDEMPOTENCY_CONFLICT: { code: -22, http: 400 },
   IDEMPOTENCY_MULTI: { code: -23, http: 400 },
   STATE: { code: -24, http: 409 },
   TOO_MANY: { code: -29, http: 429 },

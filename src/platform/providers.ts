@@ -13,7 +13,7 @@ type Env = Record<string, string | undefined>;
  */
 export type CardProcessorSettings =
   | { kind: 'sandbox' }
-  | { kind: 'toss'; clientKey: string; secretKey: string; baseUrl: string; testCode?: string }
+  | { kind: 'toss'; clientKey: string; secretKey: string; baseUrl: string; testCode?: string; sdkUrl: string }
   | { kind: 'toss-keyin'; secretKey: string; baseUrl: string; testCode?: string };
 
 export const CARD_PROCESSOR_KINDS = ['sandbox', 'toss', 'toss-keyin'] as const;
@@ -23,6 +23,8 @@ export type MessagingSettings =
   | { kind: 'solapi'; apiKey: string; apiSecret: string; baseUrl: string; sender: string; pfId: string; templateId: string };
 
 export const TOSS_API_URL = 'https://api.tosspayments.com';
+/** Toss's browser SDK v2 (the payment window). */
+export const TOSS_SDK_URL = 'https://js.tosspayments.com/v2/standard';
 export const SOLAPI_API_URL = 'https://api.solapi.com';
 
 /** The variables that hold secrets: never printed, logged or stored. */
@@ -77,7 +79,9 @@ export function loadCardProcessor(env: Env, problems: string[]): CardProcessorSe
     /^(test|live)_gck_/.test(v) ? widget
       : !/^(test|live)_ck_[A-Za-z0-9]{8,200}$/.test(v) ? 'must be a Toss client key (test_ck_… or live_ck_…)'
         : secretKey && secretKey.slice(0, 4) !== v.slice(0, 4) ? 'must be of the same mode as SUNAP_TOSS_SECRET_KEY (test_ck_ with test_sk_, live_ck_ with live_sk_): Toss issues them as a pair' : null);
-  return { kind, clientKey, secretKey, baseUrl, ...extra };
+  // The SDK the payment page loads: Toss's own, or the rehearsal fake's (SUNAP_TOSS_SDK_URL).
+  const sdkUrl = providerUrl(env, 'SUNAP_TOSS_SDK_URL', TOSS_SDK_URL, problems);
+  return { kind, clientKey, secretKey, baseUrl, sdkUrl, ...extra };
 }
 
 export function loadMessaging(env: Env, problems: string[]): MessagingSettings {

@@ -118,7 +118,8 @@ export class SolapiMessaging implements MessagingProvider {
       const answer = await this.call('GET', `/messages/v4/list?${q}`);
       if (answer.status !== 200) throw new Error(`solapi: look-up answered ${answer.status} ${str(answer.body, 'errorCode')}`);
       for (const m of Object.values(obj(answer.body, 'messageList') ?? {})) {
-        if (str(obj(m, 'customFields'), 'sunapKey') === key) return str(m, 'messageId');
+        // A separate replacement message may carry the same custom fields: the key names the original.
+        if (str(obj(m, 'customFields'), 'sunapKey') === key && !isReplacement(m as Record<string, unknown>)) return str(m, 'messageId');
       }
       startKey = str(answer.body, 'nextKey');
       if (!startKey) return null;
@@ -126,18 +127,49 @@ export class SolapiMessaging implements MessagingProvider {
     return null;
   }
 
-  async status(messageId: string): Promise<DeliveryReport> {
-    const answer = await this.call('GET', `/messages/v4/list?${new URLSearchParams({ messageId })}`);
+  /** The messages Solapi lists for a query, by message id (its `messageList` is keyed by id). */
+  private async lookUp(query: Record<string, string>): Promise<Map<string, Record<string, unknown>>> {
+    const answer = await this.call('GET', `/messages/v4/list?${new URLSearchParams(query)}`);
     if (answer.status !== 200) throw new Error(`solapi: status of a message answered ${answer.status} ${str(answer.body, 'errorCode')}`);
-    const m = obj(obj(answer.body, 'messageList'), messageId);
+    const found = new Map<string, Record<string, unknown>>();
+    for (const [key, m] of Object.entries(obj(answer.body, 'messageList') ?? {})) {
+      if (m && typeof m === 'object' && !Array.isArray(m)) found.set(str(m, 'messageId') || key, m as Record<string, unknown>);
+    }
+    return found;
+  }
+
+  /**
+   * Solapi's fallback can be reported in two shapes, and both are read (docs/going-live.md,
+   * "Solapi"): the ALIMTALK record rewritten as the SMS/LMS that replaced it (`type` SMS/LMS,
+   * or `replacement: true`, under the original id), or the ALIMTALK record left failed and a
+   * separate replacement message beside it, named in the original's `replacements` or found
+   * in its group as the message with `replacement: true` to the same number. The report is
+   * then the replacement's: a delivered LMS is a delivery at the SMS price, never an ALIMTALK
+   * failure refunded in full.
+   */
+  async status(messageId: string): Promise<DeliveryReport> {
+    const m = (await this.lookUp({ messageId })).get(messageId);
     if (!m) return { delivery: 'FAILED' };
-    const code = str(m, 'statusCode');
-    // ATA is ALIMTALK; a replacement (Solapi's own fallback) or an SMS/LMS type is the SMS price.
-    const replaced = m.replacement === true || m.replacement === 1;
-    const channel: MessageChannel = str(m, 'type') === 'ATA' && !replaced ? 'ALIMTALK' : 'SMS';
-    if (code === DELIVERED) return { delivery: 'DELIVERED', channel };
-    if (!code || PENDING.has(code)) return { delivery: 'ACCEPTED', channel };
-    return { delivery: 'FAILED', channel };
+    const report = read(m);
+    if (report.channel !== 'ALIMTALK' || report.delivery !== 'FAILED') return report;
+    const replacement = await this.replacementOf(m, messageId);
+    return replacement ? { ...read(replacement), channel: 'SMS' } : report;
+  }
+
+  /** The separate message that replaced a failed ALIMTALK one, or null when there is none. */
+  private async replacementOf(original: Record<string, unknown>, originalId: string): Promise<Record<string, unknown> | null> {
+    const named = Array.isArray(original.replacements) ? original.replacements : [];
+    const ids = named.map((r) => typeof r === 'string' ? r : str(r, 'messageId')).filter((id) => id && id !== originalId);
+    for (const id of ids) {
+      const found = (await this.lookUp({ messageId: id })).get(id);
+      if (found) return found;
+    }
+    const groupId = str(original, 'groupId');
+    if (!groupId) return null;
+    const to = str(original, 'to');
+    const group = await this.lookUp({ groupId, ...(to ? { to } : {}), limit: '100' });
+    for (const [id, x] of group) if (id !== originalId && isReplacement(x) && (!to || str(x, 'to') === to)) return x;
+    return null;
   }
 
   async checkCredentials(): Promise<{ ok: boolean; detail: string }> {
@@ -152,6 +184,20 @@ export class SolapiMessaging implements MessagingProvider {
     if (answer.status === 200) return { ok: true, detail: `${where}: the API key was accepted; sender ${this.s.sender}, channel ${this.s.pfId}, template ${this.s.templateId}` };
     return { ok: false, detail: `${where}: ${this.credentialProblem(answer) ?? `unexpected answer ${answer.status} ${str(answer.body, 'errorCode')}`}` };
   }
+}
+
+/** `replacement` comes as a boolean or as 0/1. */
+function isReplacement(m: Record<string, unknown>): boolean {
+  return m.replacement === true || m.replacement === 1;
+}
+
+/** One listed message's delivery: ATA is ALIMTALK; a replacement (Solapi's own fallback) or an SMS/LMS type is the SMS price. */
+function read(m: Record<string, unknown>): DeliveryReport {
+  const code = str(m, 'statusCode');
+  const channel: MessageChannel = str(m, 'type') === 'ATA' && !isReplacement(m) ? 'ALIMTALK' : 'SMS';
+  if (code === DELIVERED) return { delivery: 'DELIVERED', channel };
+  if (!code || PENDING.has(code)) return { delivery: 'ACCEPTED', channel };
+  return { delivery: 'FAILED', channel };
 }
 
 function list(body: unknown, key: string): unknown[] {

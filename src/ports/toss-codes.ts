@@ -89,3 +89,56 @@ export function approveError(status: number, code: string, message: string): App
 
 /** A cancel answered with one of these means the payment is cancelled already: success. */
 export const ALREADY_CANCELED = new Set(['ALREADY_CANCELED_PAYMENT', 'ALREADY_REFUND_PAYMENT']);
+
+/**
+ * What an error answer to a window payment's confirm (POST /v1/payments/confirm) means: the
+ * card-number codes above, and the codes only the window's payments answer (transfers, easy
+ * pays, an authorization that expired). DECLINED and ERROR take nothing; EXISTS (confirmed
+ * before) and UNKNOWN are settled by a look-up.
+ */
+export const CONFIRM_ERRORS: Readonly<Record<string, ApproveErrorKind>> = {
+  ...APPROVE_ERRORS,
+  NOT_FOUND_PAYMENT_SESSION: { kind: 'DECLINED', message: '결제 시간이 만료되었습니다. 다시 결제해 주세요' },
+  NOT_FOUND_PAYMENT: { kind: 'DECLINED', message: '결제 정보를 찾을 수 없습니다. 다시 결제해 주세요' },
+  UNAPPROVED_ORDER_ID: { kind: 'DECLINED', message: '결제가 인증되지 않았습니다. 다시 결제해 주세요' },
+  REJECT_ACCOUNT_PAYMENT: { kind: 'DECLINED', message: '잔액 부족으로 계좌에서 출금되지 않았습니다' },
+  RESTRICTED_TRANSFER_ACCOUNT: { kind: 'DECLINED', message: '이체가 제한된 계좌입니다. 다른 계좌나 결제수단을 이용해 주세요' },
+  EXCEED_MAX_ONE_DAY_WITHDRAW_AMOUNT: { kind: 'DECLINED', message: '계좌의 하루 출금 한도를 초과했습니다' },
+  EXCEED_MAX_ONE_TIME_WITHDRAW_AMOUNT: { kind: 'DECLINED', message: '계좌의 1회 출금 한도를 초과했습니다' },
+  INVALID_ACCOUNT_INFO_RE_REGISTER: { kind: 'DECLINED', message: '계좌 정보가 유효하지 않습니다. 계좌를 다시 등록해 주세요' },
+  REJECT_TOSSPAY_INVALID_ACCOUNT: { kind: 'DECLINED', message: '토스페이에 연결된 계좌를 쓸 수 없습니다. 다른 결제수단을 이용해 주세요' },
+  NOT_AVAILABLE_BANK: { kind: 'DECLINED', message: '은행 점검 시간입니다. 잠시 후 다시 시도해 주세요' },
+  INCORRECT_BASIC_AUTH_FORMAT: { kind: 'ERROR', message: CONFIG_MESSAGE },
+};
+
+export function confirmError(status: number, code: string, message: string): ApproveErrorKind {
+  const known = CONFIRM_ERRORS[code];
+  if (known) return known;
+  if (status >= 500 || status === 409 || status === 429) return { kind: 'UNKNOWN' };
+  return { kind: 'DECLINED', message: message || '결제가 승인되지 않았습니다' };
+}
+
+/** The customer closed Toss's window: the fail address's PAY_PROCESS_CANCELED, or the SDK's USER_CANCEL. */
+export const WINDOW_CLOSED = { code: 'PAY_PROCESS_CANCELED', message: '결제를 취소했습니다' };
+
+/** The codes Toss's window sends the browser to the fail address with, and the words the page shows for each. */
+export const WINDOW_FAILURES: Readonly<Record<string, string>> = {
+  PAY_PROCESS_ABORTED: '결제가 중단되었습니다',
+  REJECT_CARD_COMPANY: '카드사에서 승인을 거절했습니다',
+  INVALID_CARD_COMPANY: '사용할 수 없는 카드입니다',
+  NEED_CARD_PAYMENT_DETAIL: '카드 결제 정보를 선택해 주세요',
+  NEED_REFUND_ACCOUNT_DETAIL: '환불 계좌 정보를 입력해 주세요',
+  EXCEED_MAX_PAYMENT_AMOUNT: '결제 한도를 초과했습니다',
+  INVALID_PARAMETER: '결제 요청이 올바르지 않습니다. 가맹점에 문의해 주세요',
+  INVALID_CLIENT_KEY: '결제 설정 문제로 지금은 결제할 수 없습니다. 가맹점에 문의해 주세요',
+};
+
+/** A failure the fail address names, in the words we know (the address's own message is never shown). */
+export function windowFailure(code: string): { code: string; message: string } {
+  if (code === 'PAY_PROCESS_CANCELED' || code === 'USER_CANCEL') return WINDOW_CLOSED;
+  const known = WINDOW_FAILURES[code];
+  if (known) return { code, message: known };
+  const approve = APPROVE_ERRORS[code];
+  if (approve && (approve.kind === 'DECLINED' || approve.kind === 'ERROR')) return { code, message: approve.message };
+  return { code: /^[A-Z_]{1,64}$/.test(code) ? code : 'PAY_PROCESS_ABORTED', message: '결제가 승인되지 않았습니다' };
+}

@@ -14,8 +14,12 @@ export interface FakeRequest {
   json: any;
 }
 
-/** What a handler answers: a status and a JSON body, or 'hold' (never answer: the caller's time limit decides). */
-export type FakeAnswer = { status: number; body: unknown } | 'hold';
+/**
+ * What a handler answers: a status and a JSON body, or 'hold' (never answer: the caller's time
+ * limit decides). With `type`, the body is a string sent as it is (a fake's script or page);
+ * `headers` are added (a redirect's location, CORS).
+ */
+export type FakeAnswer = { status: number; body: unknown; type?: string; headers?: Record<string, string> } | 'hold';
 
 /**
  * A local HTTPS server for a provider fake, with the test CA's certificate (test/fakes/tls.mjs).
@@ -57,7 +61,8 @@ export class FakeHttpsServer {
       Promise.resolve(this.handle({ method: req.method ?? 'GET', path: u.pathname, query: u.searchParams, headers: req.headers, raw, json }))
         .then((a) => {
           if (a === 'hold') return;
-          res.writeHead(a.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(a.body));
+          const type = a.type ?? 'application/json; charset=utf-8';
+          res.writeHead(a.status, { 'content-type': type, ...a.headers }).end(a.type ? String(a.body) : JSON.stringify(a.body));
         })
         .catch((err: Error) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: err.message })));
     });

@@ -11,7 +11,8 @@ import { FakeHttpsServer, type FakeAnswer, type FakeRequest } from './https.js';
  *
  * | number ends in | outcome |
  * |---|---|
- * | 9999 | no KakaoTalk: ALIMTALK fails; with the fallback (disableSms false) an SMS/LMS replaces it and is delivered |
+ * | 9999 | no KakaoTalk: ALIMTALK fails; with the fallback (disableSms false) an SMS/LMS replaces it and is delivered, reported as the original record rewritten (type SMS/LMS, `replacement: true`, same id) |
+ * | 9998 | the same fallback reported the other way Solapi's docs allow: the ALIMTALK record stays failed (3104) and names in `replacements` a separate SMS/LMS message (`replacement: true`, same group, number and custom fields), delivered |
  * | 0000 | accepted, then fails on every channel |
  * | 1111 | refused at once (listed in failedMessageList) |
  * | 5555 | accepted, but the answer is never sent (the caller times out) |
@@ -39,6 +40,8 @@ export interface FakeMessage {
   /** What carried it once delivered (after a fallback: SMS or LMS). */
   type: 'ATA' | 'SMS' | 'LMS';
   replacement: boolean;
+  /** The separate messages that replaced this one (the 9998 shape). */
+  replacements: string[];
   disableSms: boolean;
   statusCode: string;
   customFields: Record<string, string>;
@@ -135,7 +138,7 @@ export class FakeSolapi {
       const requestedType: FakeMessage['requestedType'] = m.kakaoOptions ? 'ATA' : m.type;
       const msg: FakeMessage = {
         messageId: `M4V${Date.now()}${(++this.seq).toString().padStart(6, '0')}`, groupId, to: m.to, from: m.from, text: m.text ?? '',
-        requestedType, type: requestedType, replacement: false, disableSms: m.kakaoOptions?.disableSms !== false, statusCode: '2000',
+        requestedType, type: requestedType, replacement: false, replacements: [], disableSms: m.kakaoOptions?.disableSms !== false, statusCode: '2000',
         customFields: m.customFields ?? {}, dateCreated: new Date().toISOString(),
       };
       this.messages.push(msg);
@@ -184,8 +187,19 @@ export class FakeSolapi {
       m.statusCode = '3040';
       return;
     }
-    if (m.type === 'ATA' && m.to.endsWith('9999')) {
+    if (m.type === 'ATA' && (m.to.endsWith('9999') || m.to.endsWith('9998'))) {
       if (m.disableSms) {
+        m.statusCode = '3104';
+        return;
+      }
+      if (m.to.endsWith('9998')) {
+        const type = eucKrBytes(m.text) > 90 ? 'LMS' : 'SMS';
+        const replacement: FakeMessage = {
+          ...m, messageId: `M4V${Date.now()}${(++this.seq).toString().padStart(6, '0')}`, requestedType: type, type, replacement: true,
+          replacements: [], disableSms: true, statusCode: '2000', dateCreated: new Date().toISOString(),
+        };
+        this.messages.push(replacement);
+        m.replacements.push(replacement.messageId);
         m.statusCode = '3104';
         return;
       }
@@ -199,6 +213,8 @@ export class FakeSolapi {
     let found = this.messages.slice().reverse();
     const messageId = q.get('messageId');
     if (messageId) found = found.filter((m) => m.messageId === messageId);
+    const groupId = q.get('groupId');
+    if (groupId) found = found.filter((m) => m.groupId === groupId);
     const to = q.get('to');
     if (to) found = found.filter((m) => m.to === to);
     const since = q.get('startDate');
@@ -211,7 +227,8 @@ export class FakeSolapi {
     const messageList = Object.fromEntries(page.map((m) => [m.messageId, {
       messageId: m.messageId, groupId: m.groupId, to: m.to, from: m.from, text: m.text, type: m.type, statusCode: m.statusCode,
       status: m.statusCode === '4000' ? 'COMPLETE' : m.statusCode === '2000' ? 'PENDING' : 'FAILED',
-      reason: m.statusCode === '4000' ? '정상 처리' : null, replacement: m.replacement, customFields: m.customFields, country: '82',
+      reason: m.statusCode === '4000' ? '정상 처리' : null, replacement: m.replacement,
+      replacements: m.replacements.map((id) => ({ messageId: id })), customFields: m.customFields, country: '82',
       dateCreated: m.dateCreated, dateUpdated: m.dateCreated,
     }]));
     return { status: 200, body: { startKey, nextKey: found.length > limit ? found[limit]!.messageId : null, limit, messageList } };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { FakeHttpsServer, type FakeAnswer, type FakeRequest } from './https.js';
+import { FAKE_TOSS_CLIENT_KEY, TossWindow } from './toss-window.js';
 
 /**
  * A faithful local fake of Toss Payments' card-number (key-in) API, as docs/going-live.md
@@ -25,7 +26,11 @@ import { FakeHttpsServer, type FakeAnswer, type FakeRequest } from './https.js';
  *
  * A `TossPayments-Test-Code` header on an approval answers that error code, as Toss's test
  * mode does.
+ *
+ * The payment window (SDK v2, its window, confirm, deposits and webhooks) is `window`
+ * (test/fakes/toss-window.ts); its client key is FAKE_TOSS_CLIENT_KEY, its SDK at `sdkUrl`.
  */
+export { FAKE_TOSS_CLIENT_KEY };
 export const FAKE_TOSS_SECRET_KEY = 'test_sk_sunapRehearsal0000000000';
 
 const APPROVED: Record<string, { issuer: string; cancelFails?: boolean }> = {
@@ -87,11 +92,20 @@ export class FakeToss {
   readonly unbooked = new Map<string, FakePayment>();
   private readonly replays = new Map<string, FakeAnswer>();
   private seq = 0;
+  /** The payment window's orders, SDK, pages and notices. */
+  readonly window: TossWindow;
 
-  constructor(readonly secretKey = FAKE_TOSS_SECRET_KEY) {}
+  constructor(readonly secretKey = FAKE_TOSS_SECRET_KEY, clientKey = FAKE_TOSS_CLIENT_KEY) {
+    this.window = new TossWindow(() => this.url, clientKey);
+  }
 
   get url(): string {
     return this.server.url;
+  }
+
+  /** The SDK v2 script (SUNAP_TOSS_SDK_URL). */
+  get sdkUrl(): string {
+    return `${this.server.url}/v2/standard`;
   }
 
   async start(port = 0, tlsDir?: string): Promise<this> {
@@ -105,6 +119,9 @@ export class FakeToss {
 
   private handle(r: FakeRequest): FakeAnswer | Promise<FakeAnswer> {
     this.requests.push(r);
+    // The browser's side (the SDK, the window, the dashboard) takes no secret key.
+    const browser = this.window.browser(r);
+    if (browser) return browser;
     if (r.headers.authorization !== `Basic ${Buffer.from(`${this.secretKey}:`).toString('base64')}`) {
       return err(401, 'UNAUTHORIZED_KEY', '인증되지 않은 시크릿 키 혹은 클라이언트 키 입니다.');
     }
@@ -112,6 +129,9 @@ export class FakeToss {
     const byKey = /^\/v1\/payments\/([^/]+)$/.exec(r.path);
     const cancel = /^\/v1\/payments\/([^/]+)\/cancel$/.exec(r.path);
     if (r.method === 'POST' && r.path === '/v1/payments/key-in') return this.idempotent(r, () => this.keyIn(r));
+    if (r.method === 'POST' && r.path === '/v1/payments/confirm') return this.idempotent(r, () => this.window.confirm(r.json));
+    const windowOrder = cancel ? this.window.byKey(decodeURIComponent(cancel[1]!)) : undefined;
+    if (r.method === 'POST' && windowOrder) return this.idempotent(r, () => this.window.cancel(windowOrder, r.json));
     if (r.method === 'POST' && cancel) return this.idempotent(r, () => this.cancel(decodeURIComponent(cancel[1]!), r.json));
     if (r.method === 'GET' && (byOrder || byKey)) {
       if (this.lookupGate) return this.lookupGate.then(() => this.lookupAnswer(byOrder, byKey));
@@ -125,6 +145,9 @@ export class FakeToss {
       this.failLookups--;
       return err(500, 'FAILED_INTERNAL_SYSTEM_PROCESSING', '내부 시스템 처리 작업이 실패했습니다.');
     }
+    // A window order is known once the customer acted in the window (READY: Toss answers nothing yet).
+    const w = byOrder ? this.window.orders.get(decodeURIComponent(byOrder[1]!)) : this.window.byKey(decodeURIComponent(byKey![1]!));
+    if (w && w.status !== 'READY') return { status: 200, body: this.window.view(w) };
     const p = byOrder ? this.payments.get(decodeURIComponent(byOrder[1]!)) : [...this.payments.values()].find((x) => x.paymentKey === decodeURIComponent(byKey![1]!));
     return p ? { status: 200, body: this.view(p) } : err(404, 'NOT_FOUND_PAYMENT', '존재하지 않는 결제 정보 입니다.');
   }

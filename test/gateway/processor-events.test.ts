@@ -29,13 +29,13 @@ forEachEngine('processor events', (engine) => {
   const state = async (id: string) => (await db().selectFrom('payments').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
   const events = (paymentId: string) => db().selectFrom('processor_events').select(['event_type', 'outcome', 'detail']).where('payment_id', '=', paymentId).orderBy('received_at').orderBy('id').execute();
 
-  test('an unknown processor or store is 404; a processor this build has no adapter for is 404 saying so', async () => {
+  test('an unknown processor or store is 404; a processor without keys (toss, in a sandbox without Toss keys) is 404 saying so', async () => {
     const a = await post('/processor-events/paypal', {});
     assert.deepEqual([a.status, a.body], [404, { received: false, outcome: 'UNKNOWN', detail: 'processor: no such processor (sandbox, toss, portone)' }]);
     const b = await post('/processor-events/sandbox/SDNOSUCH', {});
     assert.deepEqual([b.status, b.body.detail], [404, 'storeCode: no such store']);
     const c = await post('/processor-events/toss', {});
-    assert.deepEqual([c.status, c.body.detail], [404, 'processor: toss: this build has no adapter for it']);
+    assert.deepEqual([c.status, c.body.detail], [404, 'processor: toss: no client key and secret key (SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY, or the store\'s own: sunap store set-processor)']);
     assert.equal((await db().selectFrom('processor_events').select('id').execute()).length, 0, 'nothing recorded');
   });
 

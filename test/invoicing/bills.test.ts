@@ -200,7 +200,7 @@ forEachEngine('invoices', (engine) => {
     assert.equal(list.totalCount, 1);
     assert.equal(list.bills[0].requestId, `order-${engine}-0001`);
     assert.equal(await points(t, b), 990);
-    expectError(await create({ ...body, amount: 129000 }, b), 409, -22, 'requestId: a different invoice cannot be sent with the same requestId');
+    expectError(await create({ ...body, amount: 129000 }, b), 400, -22, 'requestId: a different invoice cannot be sent with the same requestId');
     // A used requestId with several members is refused for having several members, before it is compared.
     expectError(await create({ ...body, members: [{ studentName: '갑', studentPhone: '01011112222' }, { studentName: '을', studentPhone: '01011113333' }] }, b), 400, -23,
       'requestId: idempotent sending supports one recipient only');
@@ -436,7 +436,8 @@ forEachEngine('invoices', (engine) => {
     assert.deepEqual([Object.keys(pointsDoc.properties), Object.keys(pointsDoc.properties.costs.properties ?? {})], [Object.keys(mine), Object.keys(mine.costs)]);
     // The documented refusal is one this call gives, word for word.
     const no = spec.paths['/app/v1/sales/bill'].post.responses['400'].content['application/json'].schema.properties;
-    const refused = await create(billBody({ members: [{ studentName: '홍길동', studentPhone: '010-1234-5678' }] }));
+    const refused = await create({ ...body, amount: body.amount + 1000 });
+    assert.equal(refused.status, 400);
     assert.deepEqual([docExample(no.result_code), docExample(no.result_msg)], [refused.body.result_code, refused.body.result_msg]);
   });
 
@@ -486,5 +487,10 @@ forEachEngine('invoices', (engine) => {
       assert.deepEqual(Object.keys(call.responses), ['200', ...errors.map(String)], name);
       for (const code of errors) assert.deepEqual(Object.keys(call.responses[code].content['application/json'].schema.properties), ['result_code', 'result_msg', 'result_data'], `${name} ${code}`);
     }
+    // A used requestId with other content is a 400 (decisions of docs/reference.md, -22), and /docs says so with an example.
+    const bad = spec.paths['/app/v1/sales/bill'].post.responses['400'];
+    assert.match(bad.description, /same requestId with a different payload \(-22\)/);
+    assert.equal(bad.content['application/json'].example.result_code, -22);
+    assert.equal(docExample(bad.content['application/json'].schema.properties.result_code), -22);
   });
 });

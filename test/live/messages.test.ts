@@ -92,6 +92,44 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     assert.deepEqual((await ledger(a, send.id)).map((x) => x.kind), ['RESERVE']);
   });
 
+  test('Solapi\'s fallback reported as a separate replacement message: the delivered LMS is read, never ALIMTALK FAILED; the SMS price is kept, nothing refunded', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const { id, send } = await invoice(a, '01033339998', 'ALIMTALK_THEN_SMS');
+    assert.equal(f.solapi.to('01033339998').length, 1, 'one message sent by Sunap');
+    const r = await refresh(a, id);
+    const [original, replacement] = f.solapi.to('01033339998');
+    assert.ok(replacement, 'Solapi made a separate replacement message');
+    assert.equal(original!.type, 'ATA');
+    assert.equal(original!.statusCode, '3104', 'the ALIMTALK record itself stays failed');
+    assert.deepEqual(original!.replacements, [replacement.messageId]);
+    assert.equal(replacement.type, 'LMS');
+    assert.equal(replacement.statusCode, '4000');
+    assert.equal(send.provider_message_id, original!.messageId, 'the send points at the original');
+    assert.equal(r.sendHistories[0].sendChannel, 'SMS', 'the channel that delivered');
+    assert.equal(r.sendHistories[0].deliveryStatus, 'DELIVERED');
+    assert.equal(r.bill.sendStatus, 'SENT', 'never FAILED');
+    assert.equal(await points(t, a), 1000 - SMS);
+    assert.deepEqual((await ledger(a, send.id)).map((x) => x.kind), ['RESERVE'], 'no refund of a delivered LMS');
+    const stored = await t.app.sunap.database.db.selectFrom('sends').selectAll().where('id', '=', send.id).executeTakeFirstOrThrow();
+    assert.equal(stored.channel_used, 'SMS');
+    assert.equal(stored.delivery_status, 'DELIVERED');
+  });
+
+  test('the separate replacement shape read by the delivery job (no refresh-status): settled once at the SMS price', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const { send } = await invoice(a, '01066669998', 'ALIMTALK_THEN_SMS');
+    await t.app.sunap.clock.advance(61);
+    t.app.sunap.worker.wake();
+    await eventually(async () => (await t.app.sunap.database.db.selectFrom('sends').select('cost_settled').where('id', '=', send.id).executeTakeFirstOrThrow()).cost_settled !== null,
+      'the delivery job settled the send');
+    const settled = await t.app.sunap.database.db.selectFrom('sends').selectAll().where('id', '=', send.id).executeTakeFirstOrThrow();
+    assert.equal(settled.channel_used, 'SMS');
+    assert.equal(settled.delivery_status, 'DELIVERED');
+    assert.equal(Number(settled.cost_settled), SMS);
+    assert.equal(await points(t, a), 1000 - SMS);
+    assert.deepEqual((await ledger(a, send.id)).map((x) => x.kind), ['RESERVE']);
+  });
+
   test('total failure → full refund: delivered on no channel (after acceptance), or refused at once', async () => {
     const a = await newAccount(t, { points: 1000 });
     const failed = await invoice(a, '01044440000', 'ALIMTALK_THEN_SMS');

@@ -80,7 +80,11 @@ test('SUNAP_CARD_PROCESSOR: toss is the payment window and needs both keys of on
     return '';
   };
   const window = load({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_ck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' });
-  assert.deepEqual(window.cardProcessor, { kind: 'toss', clientKey: 'test_ck_abcdefgh12', secretKey: 'test_sk_abcdefgh12', baseUrl: 'https://api.tosspayments.com' });
+  assert.deepEqual(window.cardProcessor, { kind: 'toss', clientKey: 'test_ck_abcdefgh12', secretKey: 'test_sk_abcdefgh12', baseUrl: 'https://api.tosspayments.com', sdkUrl: 'https://js.tosspayments.com/v2/standard' });
+  // The payment page's SDK: Toss's, or the rehearsal fake's (https only, like the API's URL).
+  const keys = { SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_ck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' };
+  assert.equal((load({ ...keys, SUNAP_TOSS_SDK_URL: 'https://localhost:9701/v2/standard' }).cardProcessor as { sdkUrl: string }).sdkUrl, 'https://localhost:9701/v2/standard');
+  assert.equal(problems({ ...keys, SUNAP_TOSS_SDK_URL: 'http://localhost:9701/v2/standard' }), 'SUNAP_TOSS_SDK_URL: must be an https:// URL without credentials, got "http://localhost:9701/v2/standard"');
   assert.deepEqual(load({ SUNAP_CARD_PROCESSOR: 'toss-keyin', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }).cardProcessor, { kind: 'toss-keyin', secretKey: 'test_sk_abcdefgh12', baseUrl: 'https://api.tosspayments.com' });
   // Each missing variable is named, all at once.
   assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'toss' }), '2 problems:\n  - SUNAP_TOSS_SECRET_KEY: required with this provider\n  - SUNAP_TOSS_CLIENT_KEY: required with this provider');

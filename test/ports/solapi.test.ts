@@ -156,6 +156,49 @@ describe('Solapi adapter, answer by answer', () => {
     });
   });
 
+  describe('Solapi\'s fallback reported as a separate replacement message', () => {
+    const list = (entries: Record<string, Record<string, unknown>>) => ({ status: 200, body: { messageList: entries } });
+    const failedAta = (extra: Record<string, unknown> = {}) => ({ statusCode: '3104', type: 'ATA', groupId: 'G1', to: '01012345678', ...extra });
+    test('named in the original\'s replacements (as an id or an object): the replacement\'s report, as SMS', async () => {
+      script.push(list({ M1: failedAta({ replacements: ['M2'] }) }), list({ M2: { statusCode: '4000', type: 'LMS', replacement: true } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'SMS' });
+      assert.deepEqual(seen.map((s) => s.query.get('messageId')), ['M1', 'M2']);
+      script.push(list({ M1: failedAta({ replacements: [{ messageId: 'M3' }] }) }), list({ M3: { statusCode: '3000', type: 'SMS', replacement: 1 } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'ACCEPTED', channel: 'SMS' }, 'still on its way');
+      script.push(list({ M1: failedAta({ replacements: ['M4'] }) }), list({ M4: { statusCode: '3040', type: 'LMS', replacement: true } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'FAILED', channel: 'SMS' }, 'failed on every channel');
+    });
+    test('not named: found in the original\'s group as the replacement to the same number', async () => {
+      script.push(list({ M1: failedAta() }), list({
+        M1: failedAta(), X9: { statusCode: '4000', type: 'LMS', replacement: true, to: '01099999999' },
+        X8: { statusCode: '4000', type: 'SMS', replacement: false, to: '01012345678' }, M2: { statusCode: '4000', type: 'LMS', replacement: true, to: '01012345678' },
+      }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'SMS' });
+      assert.equal(seen[1]!.query.get('groupId'), 'G1');
+      assert.equal(seen[1]!.query.get('to'), '01012345678');
+    });
+    test('no replacement anywhere: the ALIMTALK failure as it is; a named id Solapi does not list is passed over', async () => {
+      script.push(list({ M1: failedAta({ replacements: ['GONE'] }) }), list({}), list({ M1: failedAta() }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'FAILED', channel: 'ALIMTALK' });
+      assert.deepEqual(seen.map((s) => s.query.get('messageId') ?? `group ${s.query.get('groupId')}`), ['M1', 'GONE', 'group G1']);
+      script.push(list({ M1: { statusCode: '3104', type: 'ATA' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'FAILED', channel: 'ALIMTALK' }, 'no group to look in');
+    });
+    test('a delivered or pending ALIMTALK is not looked past', async () => {
+      script.push(list({ M1: { statusCode: '4000', type: 'ATA', groupId: 'G1', replacements: ['M2'] } }), list({ M1: { statusCode: '2000', type: 'ATA', groupId: 'G1' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'ALIMTALK' });
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'ACCEPTED', channel: 'ALIMTALK' });
+      assert.equal(seen.length, 2, 'one look-up each');
+    });
+    test('a retry\'s look-up by key skips a replacement carrying the same custom fields: the original is the send\'s message', async () => {
+      script.push({ status: 200, body: { messageList: {
+        M2: { messageId: 'M2', replacement: true, customFields: { sunapKey: 'send-1' } },
+        M1: { messageId: 'M1', replacement: false, customFields: { sunapKey: 'send-1' } },
+      } } });
+      assert.deepEqual(await solapi().send(sms({ retry: true })), { accepted: true, messageId: 'M1', channel: null });
+    });
+  });
+
   test('delivery reports: 4000 delivered, 2000/3000/none on the way, anything else failed; ATA is ALIMTALK unless replaced', async () => {
     const report = (m: Record<string, unknown> | null) => ({ status: 200, body: { messageList: m ? { M1: m } : {} } });
     const cases: [Record<string, unknown> | null, unknown][] = [

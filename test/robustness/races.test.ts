@@ -243,7 +243,7 @@ forEachEngine('races', (engine) => {
       for (const { k, r } of answers) {
         const isA = k % 4 !== 3;
         assert.equal(r.body.result_code, isA === winnerIsA ? 0 : -22, `${k}: ${ctx}`);
-        if (r.body.result_code === -22) assert.equal(r.status, 409);
+        if (r.body.result_code === -22) assert.equal(r.status, 400);
       }
       const sends = await db().selectFrom('sends').select('id').where('invoice_id', '=', invoices[0]!.id).execute();
       assert.equal(sends.length, 1, ctx);
