@@ -1,15 +1,14 @@
-import { commitApproval } from './approval.js';
 import { cancelAtProcessor, commitCancel } from './cancellation.js';
 import type { GatewayContext } from './context.js';
 import { canApply } from './payment-state.js';
-import { ProcessorRegistry } from './processors.js';
+import { applyLookup, keyInOfAttempt } from './late-charge.js';
 import * as repo from './repository.js';
 import { settleOrder } from './settle.js';
 
 import { INSTANCE_ID, ownerGone, ownerHostPrefix } from '../platform/instance.js';
 
 import type { CardProcessor } from '../ports/card-processor.js';
-import type { KeyInProcessorId, RefundAccount } from '../ports/checkout.js';
+import type { RefundAccount } from '../ports/checkout.js';
 
 /** An attempt open this long was left by a dead process (processor calls time out well before). */
 export const STALE_ATTEMPT_MS = 60_000;
@@ -51,16 +50,10 @@ export async function reconcile(ctx: GatewayContext, paymentId: string): Promise
   if (open.kind === 'CHECKOUT') {
     await settleOrder(ctx, open.id, 'reconcile');
   } else if (open.kind === 'APPROVE') {
-    // An attempt made before processors were recorded went to the operator's key-in processor.
-    const way = await ctx.processors.storeWay(payment.store_code);
-    const id = (open.processor ?? ProcessorRegistry.processorIdOf({ processor: way.processor, way: 'key-in' })) as KeyInProcessorId;
-    const keyIn = { id, adapter: await ctx.processors.keyIn(id, payment.store_code) };
-    const r = await keyIn.adapter.lookup(open.id);
-    if (r?.outcome === 'APPROVED' && canApply('approve', payment.state, repo.accountOpen(payment))) {
-      await commitApproval(ctx, payment, open.id, r, { card_bin: open.card_bin ?? '', card_last4: open.card_last4 ?? '', installment_month: open.installment_month ?? '00' }, keyIn);
-    } else {
-      await repo.closeAttempt(ctx.db, open.id, r ? r.outcome : 'ERROR', now, { message: r ? null : 'abandoned: the processor has no record of it' });
-    }
+    // A charge pays the payment, or is refunded when the payment no longer waits; nothing found
+    // rests the attempt as UNKNOWN, looked up again on a backoff while the processor keeps the order.
+    const keyIn = await keyInOfAttempt(ctx, open, payment);
+    await applyLookup(ctx, payment, open, await keyIn.adapter.lookup(open.id), keyIn, 'OPEN');
   } else if (open.kind === 'CANCEL' && canApply('cancel', payment.state)) {
     const refund = open.refund_sealed ? (JSON.parse(ctx.box.open(open.refund_sealed)) as RefundAccount) : null;
     await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment, '', refund), '');

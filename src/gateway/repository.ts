@@ -216,7 +216,7 @@ export async function openAttempt(db: Db, row: {
  * Compare-and-set OPEN (or one of `from`) → status: false when someone (a reconcile) closed the
  * attempt first. A refund account kept for the attempt goes with its close.
  */
-export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus | 'ISSUED', now: number, extra: { message?: string | null; issuer_name?: string | null; from?: readonly AttemptStatus[] } = {}): Promise<boolean> {
+export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus | 'ISSUED' | 'UNKNOWN', now: number, extra: { message?: string | null; issuer_name?: string | null; from?: readonly AttemptStatus[] } = {}): Promise<boolean> {
   const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null, refund_sealed: null })
     .where('id', '=', id).where('status', 'in', extra.from ?? ['OPEN']).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
