@@ -13,7 +13,7 @@ import {
 } from './gateway/index.js';
 import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
 import { ATTEMPT_LOOKUP_JOB } from './gateway/late-charge.js';
-import { AuthService, createInvoicing, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
+import { AuthService, createInvoicing, dueDateOfPayment, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { CALLBACK_JOB } from './gateway/callback.js';
 import { ENDPOINT_JOB } from './gateway/endpoints.js';
 import { THROTTLE_PURGE_JOB } from './invoicing/accounts.js';
@@ -29,6 +29,7 @@ import { invoicePagePath, invoicePageRoutes } from './pages/invoice-page.js';
 import { sandboxOutboxRoutes } from './pages/outbox.js';
 import { paymentPagePaths, renderProblem } from './pages/payment-page.js';
 import { pageRoutes } from './pages/routes.js';
+import { shortLinkBase, shortLinkRoutes } from './pages/short-link.js';
 import { sandboxWindowPath } from './pages/sandbox-window.js';
 import type { CardProcessor } from './ports/card-processor.js';
 import { createHttpOut, type HttpOut } from './ports/http-out.js';
@@ -44,6 +45,9 @@ import type { Config } from './platform/config.js';
 import { merchantUrlPolicy } from './platform/urls.js';
 import { hmacToken, SecretBox } from './platform/crypto.js';
 import { TOSS_API_URL, TOSS_SDK_URL } from './platform/providers.js';
+import type { CheckoutFactory } from './gateway/processors.js';
+import type { CheckoutProcessorId, PayWay } from './ports/checkout.js';
+import { PortoneCheckout } from './ports/portone-checkout.js';
 import type { App } from './platform/http.js';
 import { setUpHttp } from './platform/http-setup.js';
 import { createLogger, lazyRequestLogger } from './platform/logging.js';
@@ -138,17 +142,17 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const messaging = opts.messaging ?? messagingOf(config, db, clock, log);
   const gateway = createGateway(db, {
     clock, box, http, processorSetup, secretKey: config.secretKey, callLimitMs: operatorCallLimitMs(processorSetup),
-    paymentPageUrl: config.paymentPageUrl, signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
+    paymentPageUrl: config.paymentPageUrl, shortLinkUrl: shortLinkUrlOf(config), signMaxSkewSeconds: config.signMaxSkewSeconds, confirmUrlPolicy: urlPolicy,
     log, wake, worker, metrics,
   });
   const invoicing = createInvoicing(db, {
     gateway, messaging, http, clock, box, costs: config.costs, log, worker,
-    outboundTimeoutMs: config.outboundTimeoutMs, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
+    outboundTimeoutMs: config.outboundTimeoutMs, alimtalkShortLink: config.alimtalkShortLink, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   const { auth, invoices } = invoicing;
 
-  const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`];
+  const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`, `${shortLinkBase(shortLinkUrlOf(config))}/`];
   let frameworkError: (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => void = () => {};
   const app = Fastify({
     loggerInstance: log as FastifyBaseLogger,
@@ -211,12 +215,16 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   opsRoutes(app, { db, metrics, metricsToken: config.metricsToken });
   gatewayRoutes(app, gateway);
   // Encapsulated: the payment page's HTML error handler applies to its routes only.
-  await app.register(async (pages) => pageRoutes(pages, { gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox, sandboxWindow: sandbox ? sandboxCheckout : null }));
+  await app.register(async (pages) => pageRoutes(pages, {
+    gateway, clock, paymentPageUrl: config.paymentPageUrl, sandbox, sandboxWindow: sandbox ? sandboxCheckout : null,
+    dueDateOf: (p) => dueDateOfPayment(db, p.id, p.store_code),
+  }));
   // Encapsulated: the raw-body parser of processors' notices applies to their routes only.
   await app.register(async (scope) => processorEventRoutes(scope, gateway));
-  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints });
-  publicInvoiceRoutes(app, db, gateway);
-  invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl });
+  invoicingRoutes(app, { auth, invoices, costs: config.costs, loginRateLimit: config.loginRateLimit, deliveries: invoicing.deliveries, endpoints: invoicing.endpoints, billing: invoicing.billing });
+  publicInvoiceRoutes(app, db, gateway, clock);
+  invoicePageRoutes(app, { db, gateway, publicPayPageUrl: config.publicPayPageUrl, clock });
+  shortLinkRoutes(app, { gateway, shortLinkUrl: shortLinkUrlOf(config) });
   const consoleParts = createConsoleParts(db, { gateway, invoicing, clock });
   // Encapsulated under /console: its cookies, CSRF tokens, uploads and HTML errors stay there.
   await app.register(async (scope) => consoleRoutes(scope, {
@@ -288,11 +296,12 @@ export function sandboxCheckoutOf(config: Config, db: DatabaseHandle['db'], cloc
  */
 export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: Logger, over: { processor?: CardProcessor; checkout?: CheckoutFactories; sandbox: SandboxCheckout }): ProcessorSetup {
   const c = config.cardProcessor;
-  const toss = c.kind === 'sandbox' ? { baseUrl: TOSS_API_URL, sdkUrl: TOSS_SDK_URL } : { baseUrl: c.baseUrl, testCode: c.testCode, sdkUrl: c.kind === 'toss' ? c.sdkUrl : TOSS_SDK_URL };
+  const toss = c.kind === 'toss' || c.kind === 'toss-keyin' ? { baseUrl: c.baseUrl, testCode: c.testCode, sdkUrl: c.kind === 'toss' ? c.sdkUrl : TOSS_SDK_URL } : { baseUrl: TOSS_API_URL, sdkUrl: TOSS_SDK_URL };
   const sandboxNetwork = new SandboxCardProcessor(db);
   return {
-    global: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
-    globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } } : {},
+    global: operatorWayOf(config),
+    globalKeys: c.kind === 'toss' ? { toss: { clientKey: c.clientKey, secretKey: c.secretKey } } : c.kind === 'toss-keyin' ? { toss: { secretKey: c.secretKey } }
+      : c.kind === 'portone' ? { portone: { apiSecret: c.apiSecret, storeId: c.storeId, channelKey: c.channelKey, webhookSecret: c.webhookSecret } } : {},
     live: config.mode === 'live',
     checkout: {
       sandbox: () => over.sandbox,
@@ -300,6 +309,7 @@ export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: 
         if (!keys.clientKey || !keys.secretKey) throw new ProcessorUnavailable('toss: no client key and secret key (SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY, or the store\'s own: sunap store set-processor)');
         return new TossCheckout({ clientKey: keys.clientKey, secretKey: keys.secretKey, baseUrl: toss.baseUrl, sdkUrl: toss.sdkUrl, timeoutMs: config.outboundTimeoutMs }, log);
       },
+      portone: portoneFactory(config, log),
       ...over.checkout,
     },
     keyIn: {
@@ -313,13 +323,33 @@ export function processorSetupOf(config: Config, db: DatabaseHandle['db'], log: 
   };
 }
 
+/** The operator's processor and way (SUNAP_CARD_PROCESSOR): what a store without settings of its own uses. */
+function operatorWayOf(config: Config): { processor: CheckoutProcessorId; way: PayWay } {
+  const k = config.cardProcessor.kind;
+  return { processor: k === 'sandbox' ? 'sandbox' : k === 'portone' ? 'portone' : 'toss', way: k === 'toss-keyin' ? 'key-in' : 'checkout' };
+}
+
+/**
+ * PortOne V2's adapter (src/ports/portone-checkout.ts) with a store's keys or the operator's;
+ * SUNAP_PORTONE_API_URL (the fake in a rehearsal) applies to both.
+ */
+function portoneFactory(config: Config, log: Logger): CheckoutFactory {
+  const baseUrl = config.portoneApiUrl;
+  return (keys) => {
+    if (!keys.apiSecret || !keys.storeId || !keys.channelKey) {
+      throw new ProcessorUnavailable('portone: no API secret, store id and channel key (SUNAP_PORTONE_*, or the store\'s own: sunap store set-processor)');
+    }
+    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs }, log);
+  };
+}
+
 /** What a store's processor settings are checked against: the mode, the operator's processor and which keys the operator configured. */
 export function settingsContextOf(config: Config, db: DatabaseHandle['db'], box: SecretBox): SettingsContext {
   const c = config.cardProcessor;
   return {
     db, box, live: config.mode === 'live',
-    operator: { processor: c.kind === 'sandbox' ? 'sandbox' : 'toss', way: c.kind === 'toss-keyin' ? 'key-in' : 'checkout' },
-    operatorKeys: c.kind === 'sandbox' ? [] : ['toss'],
+    operator: operatorWayOf(config),
+    operatorKeys: c.kind === 'sandbox' ? [] : c.kind === 'portone' ? ['portone'] : ['toss'],
   };
 }
 
@@ -346,4 +376,9 @@ export function messagingOf(config: Config, db: DatabaseHandle['db'], clock: Sha
   const m = config.messaging;
   if (m.kind === 'solapi') return new SolapiMessaging({ ...m, timeoutMs: config.outboundTimeoutMs }, log);
   return new SandboxMessaging(db, clock);
+}
+
+/** Short payment links live at `{SUNAP_PUBLIC_URL}/s/<code>` (src/pages/short-link.ts). */
+function shortLinkUrlOf(config: Config): string {
+  return `${config.publicUrl.replace(/\/+$/, '')}/s`;
 }

@@ -45,6 +45,12 @@ export const AUDIT_ACTIONS = {
   'endpoint.disable': '웹훅 엔드포인트 끄기',
   'endpoint.test': '웹훅 테스트 이벤트',
   'payment.late_refund': '늦게 확인된 승인 자동 환불',
+  // Billing that runs itself (issue 30).
+  'class.create': '반 만들기',
+  'class.update': '반 수정',
+  'class.archive': '반 보관',
+  'class.unarchive': '반 보관 해제',
+  'class.members': '반 인원 변경',
 } as const;
 
 /** The actor of what the service did by itself (no member did it). */
@@ -55,7 +61,12 @@ export class AuditLog {
   constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
 
   async record(user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
-    await repo.insertAudit(this.db, {
+    await this.recordIn(this.db, user, ip, action, target, detail);
+  }
+
+  /** The same row, written in the caller's transaction: it commits (or not) with the change it records. */
+  async recordIn(db: repo.Db, user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
+    await repo.insertAudit(db, {
       tenant_id: user.tenant.id, actor_id: user.member.id, actor_email: user.member.email, action, target: target?.slice(0, 200) ?? null,
       detail: detail?.slice(0, 500) ?? null, ip: ip.slice(0, 64), created_at: this.clock.nowMs(),
     });

@@ -13,6 +13,13 @@ export function field(body: unknown, name: string): string | undefined {
   return undefined;
 }
 
+/** The bytes of an uploaded file field (multipart), undefined when the body has none. */
+export function fileBytes(body: unknown, name: string): Buffer | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const v = (body as Record<string, unknown>)[name];
+  return Buffer.isBuffer(v) ? v : undefined;
+}
+
 /** An optional form or query string of at most `max` characters. */
 export const Str = (max = 200) => Type.Optional(Type.String({ maxLength: max }));
 

@@ -6,6 +6,7 @@ import { renderErrorPage } from '../pages/error-page.js';
 import type { Clock } from '../platform/clock.js';
 import { AppError, GatewayError } from '../platform/errors.js';
 import type { AuditLog } from './audit.js';
+import { TOO_LARGE } from './csv-upload.js';
 import type { Invites } from './invites.js';
 import type { ConsoleUser, Sessions } from './sessions.js';
 import { consolePage, problemBody, publicPage, type ShellPage } from './views/shell.js';
@@ -82,6 +83,8 @@ const STATUS_TEXT: Record<number, { title: string; message: string }> = {
   403: { title: '권한이 없습니다', message: '이 작업을 할 수 있는 역할이 아닙니다. 상점 소유자에게 문의해 주세요.' },
   404: { title: '찾을 수 없습니다', message: '주소를 다시 확인해 주세요. 다른 상점의 항목이거나 삭제되었을 수 있습니다.' },
   409: { title: '지금은 할 수 없습니다', message: '항목의 상태가 이 작업을 허용하지 않습니다.' },
+  // A body or file over its limit (the CSV upload's, src/console/csv-upload.ts), refused while it streams in.
+  413: { title: '파일이 너무 큽니다', message: TOO_LARGE },
   429: { title: '요청이 너무 많습니다', message: '잠시 후 다시 시도해 주세요.' },
   502: { title: '카드사 처리에 실패했습니다', message: '잠시 후 다시 시도해 주세요.' },
 };

@@ -14,10 +14,12 @@ import { hmacToken } from '../platform/crypto.js';
 import { AppError } from '../platform/errors.js';
 import type { App } from '../platform/http.js';
 import { AuditLog } from './audit.js';
+import { CSV_LIMITS } from './csv-upload.js';
 import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
 import { Invites } from './invites.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
+import { classRoutes } from './routes/classes.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
@@ -59,8 +61,9 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
     getUserInfo: (req) => req.consoleUser?.sessionId ?? 'anonymous',
     csrfOpts: { hmacKey: Buffer.from(hmacToken(deps.secretKey, 'console-csrf', 'v1', 32), 'base64url') },
   });
-  // One CSV file per request, 2 MB at most (1,000 recipients fit in well under that).
-  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: 2 * 1024 * 1024, files: 1, fields: 20, fieldSize: 2 * 1024 * 1024 } });
+  // One CSV file per request, CSV_LIMITS.bytes at most (1,000 recipients fit in well under
+  // that): busboy stops the file at the limit while it streams in, and the request is refused (413).
+  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: CSV_LIMITS.bytes, files: 1, fields: 20, fieldSize: CSV_LIMITS.bytes } });
   app.setErrorHandler(consoleErrorHandler);
   app.setNotFoundHandler(async (req, reply) => consoleErrorHandler(Object.assign(new Error('not found'), { statusCode: 404, code: 'SUNAP_NOT_FOUND', name: 'NotFound' }), req, reply));
 
@@ -90,6 +93,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   invoiceRoutes(app, deps);
   invoiceCreateRoutes(app, deps);
   templateRoutes(app, deps);
+  classRoutes(app, deps);
   pointsRoutes(app, deps);
   deliveryRoutes(app, deps);
   teamRoutes(app, deps);

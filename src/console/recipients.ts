@@ -1,5 +1,6 @@
-import { parse } from 'csv-parse/sync';
+import { parse } from 'csv-parse';
 import type { BillItem } from '../invoicing/index.js';
+import { CSV_LIMITS, TOO_LARGE, yieldTurn } from './csv-upload.js';
 import { digits, wholeNumber } from './forms.js';
 
 /**
@@ -7,9 +8,13 @@ import { digits, wholeNumber } from './forms.js';
  * recipient with 이름, 전화번호, 금액 and optionally 보호자 전화번호 and 항목. A first row of
  * column names is recognized (Korean or English) and may put the columns in any order; without
  * one they are taken in that order. 항목 is `name:price[:qty]` entries separated by `;`, and
- * must add up to the amount. Every row is checked; problems are said per row, in Korean.
+ * must add up to the amount. Cells are separated by commas or tabs (a sheet copied from Excel
+ * pastes as tabs). Every row is checked; problems are said per row, in Korean.
  */
-export const MAX_RECIPIENTS = 1000;
+export const MAX_RECIPIENTS = CSV_LIMITS.rows;
+
+/** Characters handed to the CSV parser per turn of the event loop. */
+export const PARSE_SLICE = 16 * 1024;
 
 export interface RecipientRow {
   line: number;
@@ -49,14 +54,43 @@ export function parseItems(cell: string): { items: BillItem[] } | { error: strin
   return { items };
 }
 
-/** The rows of the CSV text, each with its problems; a problem of the whole text is `error`. */
-export function parseRecipients(text: string, opts: { templateAmount: number | null }): { rows: RecipientRow[]; error?: string } {
-  let records: string[][];
-  try {
-    records = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
-  } catch (err) {
-    return { rows: [], error: `CSV를 읽을 수 없습니다: ${(err as Error).message.slice(0, 200)}` };
+/**
+ * The records of the text, parsed a slice per turn of the event loop (csv-parse's streaming
+ * parser); reading stops at `maxRecords + 1` records, so a file of many rows is refused at the
+ * first row past the limit, not after reading all of it.
+ */
+async function readRecords(text: string, maxRecords: number): Promise<{ records: string[][] } | { error: string }> {
+  const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, delimiter: [',', '\t'] });
+  const records: string[][] = [];
+  let failure: Error | undefined;
+  let ended = false;
+  parser.on('data', (r: string[]) => records.push(r));
+  parser.on('error', (err: Error) => { failure = err; });
+  const done = new Promise<void>((resolve) => { parser.on('end', resolve); parser.on('error', () => resolve()); });
+  parser.on('end', () => { ended = true; });
+  for (let i = 0; i < text.length && !failure; i += PARSE_SLICE) {
+    parser.write(text.slice(i, i + PARSE_SLICE));
+    await yieldTurn();
+    if (records.length > maxRecords) {
+      parser.destroy();
+      return { records: records.slice(0, maxRecords + 1) };
+    }
   }
+  if (!failure && !ended) {
+    parser.end();
+    await done;
+  }
+  if (failure) return { error: `CSV를 읽을 수 없습니다: ${failure.message.slice(0, 200)}` };
+  return { records };
+}
+
+/** The rows of the CSV text, each with its problems; a problem of the whole text is `error`. */
+export async function parseRecipients(text: string, opts: { templateAmount: number | null }): Promise<{ rows: RecipientRow[]; error?: string }> {
+  if (Buffer.byteLength(text) > CSV_LIMITS.bytes) return { rows: [], error: TOO_LARGE };
+  // One more record than the limit may be a header row.
+  const read = await readRecords(text, MAX_RECIPIENTS + 1);
+  if ('error' in read) return { rows: [], error: read.error };
+  const records = read.records;
   if (records.length === 0) return { rows: [], error: '받는 분이 없습니다. 한 줄에 한 명씩 이름, 전화번호, 금액을 적어 주세요.' };
   let order = POSITIONAL;
   let start = 0;
@@ -68,7 +102,7 @@ export function parseRecipients(text: string, opts: { templateAmount: number | n
     if (missing.length) return { rows: [], error: `첫 줄의 열 이름에 ${missing.map((k) => (k === 'name' ? '이름' : '전화번호')).join(', ')}이(가) 없습니다` };
   }
   const body = records.slice(start);
-  if (body.length > MAX_RECIPIENTS) return { rows: [], error: `한 번에 ${MAX_RECIPIENTS}명까지 보낼 수 있습니다 (${body.length}명)` };
+  if (body.length > MAX_RECIPIENTS) return { rows: [], error: `한 번에 ${MAX_RECIPIENTS.toLocaleString('ko-KR')}명까지 보낼 수 있습니다. ${(MAX_RECIPIENTS + start + 1).toLocaleString('ko-KR')}번째 줄에서 읽기를 멈췄습니다. 나누어 올려 주세요.` };
   const seen = new Map<string, number>();
   const rows = body.map((cells, i): RecipientRow => {
     const get = (k: Key) => {

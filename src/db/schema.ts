@@ -9,6 +9,7 @@ import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTa
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
 import type { PayMethod, ProcessorId } from '../ports/checkout.js';
 import type { ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
+import type { ClassMemberTable, ClassTable, InvoiceReminderTable, ScheduleRunTable, ScheduleTable } from './schema-billing.js';
 
 export type { ProcessorEventOutcome, ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
 
@@ -285,6 +286,13 @@ export interface InvoiceTable {
   canceled_at: number | null;
   created_at: number;
   updated_at: number;
+  /** 0013: the due date (yyyy-MM-dd, KST), the class and schedule run that billed it, its reminder rule. */
+  due_date: string | null;
+  class_id: string | null;
+  schedule_run_id: string | null;
+  remind_before_days: number | null;
+  remind_after_days: number | null;
+  remind_limit: number | null;
 }
 
 /**
@@ -393,6 +401,8 @@ export interface BillTemplateTable {
   send_channel: SendChannel | null;
   created_at: number;
   updated_at: number;
+  /** 0013: "due N days after sending". */
+  due_days: number | null;
 }
 
 export interface RechargeTable {
@@ -406,6 +416,14 @@ export interface RechargeTable {
   status: RechargeStatus;
   created_at: number;
   credited_at: number | null;
+}
+
+/** A short payment link (migration 0017): a random code that redirects to one payment's page. */
+export interface ShortLinkTable {
+  code: string;
+  store_code: string;
+  payment_id: string;
+  created_at: number;
 }
 
 export interface Database {
@@ -439,4 +457,10 @@ export interface Database {
   store_processor_keys: StoreProcessorKeyTable;
   processor_events: ProcessorEventTable;
   sandbox_checkouts: SandboxCheckoutTable;
+  classes: ClassTable;
+  class_members: ClassMemberTable;
+  schedules: ScheduleTable;
+  schedule_runs: ScheduleRunTable;
+  invoice_reminders: InvoiceReminderTable;
+  short_links: ShortLinkTable;
 }

@@ -61,7 +61,8 @@ function alive(pid: number): boolean {
  */
 export function acquireServerLock(databaseFile: string): ServerLock {
   const path = `${databaseFile}.lock`;
-  mkdirSync(dirname(path), { recursive: true });
+  // The lock is the first file `sunap serve` writes: its folder is the data folder, private (0700) as docs/security.md says.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   for (let tries = 0; tries < 2; tries++) {
     let fd: number;
     try {

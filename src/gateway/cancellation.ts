@@ -62,9 +62,14 @@ export async function cancelAtProcessor(ctx: GatewayContext, p: Payment, reason:
  * Full cancel of an approved payment (CANCEL): CANCEL_FAIL retries the processor's cancel; a
  * CANCEL_COMPLETE payment answers as done (idempotent). The amount must be the approved one; a
  * paid virtual account needs the account to refund to (4010), sealed on the cancel's attempt
- * only while it is open.
+ * only while it is open. `onCanceled` runs in the transaction that cancels, and only when this
+ * call made the payment CANCEL_COMPLETE (a repeat or a racing call that found it done does not):
+ * one record per refund, whatever the number of requests (the console's audit row).
  */
-export async function cancelApproved(ctx: GatewayContext, store: Store, found: Payment, amount: number, reason: string, given: Partial<RefundAccount> | null = null): Promise<Payment> {
+export async function cancelApproved(
+  ctx: GatewayContext, store: Store, found: Payment, amount: number, reason: string, given: Partial<RefundAccount> | null = null,
+  onCanceled?: (trx: repo.Db, payment: Payment) => Promise<void>,
+): Promise<Payment> {
   let refund: RefundAccount | null = null;
   const check = (p: Payment): 'DONE' | 'GO' => {
     if (alreadyApplied('cancel', p.state)) {
@@ -84,7 +89,7 @@ export async function cancelApproved(ctx: GatewayContext, store: Store, found: P
   const result = await withSlot(ctx, found.id, 'CANCEL', { processor: found.processor, refund_sealed: sealed }, async (attemptId) => {
     const p = (await repo.findPaymentById(ctx.db, found.id))!;
     if (check(p) === 'DONE') return p;
-    const done = await commitCancel(ctx, p, attemptId, await cancelAtProcessor(ctx, p, reason, refund), reason);
+    const done = await commitCancel(ctx, p, attemptId, await cancelAtProcessor(ctx, p, reason, refund), reason, onCanceled);
     if (done.state !== 'CANCEL_COMPLETE') {
       const what = p.method && p.method !== 'CARD' ? 'the processor\'s cancel' : 'the card cancel';
       throw new GatewayError(C.CANCEL_FAILED, `TRANS_SEQNO: ${what} failed (${done.failure ?? 'no reason given'}); the payment is CANCEL_FAIL, request CANCEL again to retry`);
@@ -101,7 +106,9 @@ export async function cancelApproved(ctx: GatewayContext, store: Store, found: P
  * and (only when the payment really changed) the listeners. When the payment had moved on
  * meanwhile (a reconcile finished the same cancel), nothing changes and its state is reported.
  */
-export async function commitCancel(ctx: GatewayContext, p: Payment, attemptId: string, r: CancelOutcome, reason: string): Promise<{ payment: Payment; state: Payment['state']; failure?: string }> {
+export async function commitCancel(
+  ctx: GatewayContext, p: Payment, attemptId: string, r: CancelOutcome, reason: string, onCanceled?: (trx: repo.Db, payment: Payment) => Promise<void>,
+): Promise<{ payment: Payment; state: Payment['state']; failure?: string }> {
   const now = ctx.clock.nowMs();
   const outcome = await ctx.db.transaction().execute(async (trx) => {
     if (r.outcome === 'CANCELED') {
@@ -109,6 +116,7 @@ export async function commitCancel(ctx: GatewayContext, p: Payment, attemptId: s
       await repo.closeAttempt(trx, attemptId, 'CANCELED', now);
       if (!updated) return { payment: (await repo.findPaymentById(trx, p.id))! };
       for (const l of ctx.listeners) await l.onCanceled?.(trx, updated);
+      await onCanceled?.(trx, updated);
       return { payment: updated };
     }
     const updated = await repo.transition(trx, p, 'cancelFail', { updated_at: now });

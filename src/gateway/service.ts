@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Logger } from 'pino';
+import { ensureShortCode, findShortLink } from './short-links-repository.js';
 import type { Database } from '../db/index.js';
 import type { CardInput } from '../ports/card-processor.js';
 import type { PayMethod, RawEvent, RefundAccount } from '../ports/checkout.js';
@@ -21,7 +22,7 @@ import { storedLine, storeLines } from './items.js';
 import { isTerminalPayPath, type OrderType, type TerminalPayPath } from './payment-state.js';
 import { reconcile, reconcileAll, staleAttemptMs } from './reconcile.js';
 import * as repo from './repository.js';
-import type { Payment, Store } from './repository.js';
+import type { Db, Payment, Store } from './repository.js';
 import { CancelPaymentBody, refundAccountOf, RequestPaymentBody, type Item } from './schemas.js';
 import { verifySignedCall, type SigningDeps } from './signing.js';
 import { paymentRecord } from './views.js';
@@ -58,6 +59,8 @@ export interface GatewayDeps {
   /** The master key; page tokens are derived from it, so nothing about them is stored. */
   secretKey: Buffer;
   paymentPageUrl: string;
+  /** Where short payment links live (`{SUNAP_PUBLIC_URL}/s`): `/s/<code>` redirects to the payment page. */
+  shortLinkUrl?: string;
   signMaxSkewSeconds: number;
   /** What CONFIRM_URL and RETURN_URL may be (src/platform/urls.ts, urlPolicyOf). */
   confirmUrlPolicy: HttpPolicy;
@@ -102,6 +105,25 @@ export class GatewayService {
     u.searchParams.set('tid', payment.id);
     u.searchParams.set('token', this.pageToken(payment.id));
     return u.toString();
+  }
+
+  /**
+   * The payment's short link (short-links-repository.ts): a random code, made on first use and
+   * the same afterwards, that redirects to redirectUrl(payment).
+   */
+  async shortUrl(payment: Pick<Payment, 'id' | 'store_code'>): Promise<string> {
+    const code = await ensureShortCode(this.db, payment.store_code, payment.id, this.deps.clock.nowMs());
+    return `${this.shortLinkBase()}/${code}`;
+  }
+
+  /** Where a short link's code leads: its payment's page link, or null for a code that opens nothing. */
+  async resolveShortLink(code: string): Promise<string | null> {
+    const link = await findShortLink(this.db, code);
+    return link ? this.redirectUrl({ id: link.paymentId }) : null;
+  }
+
+  private shortLinkBase(): string {
+    return (this.deps.shortLinkUrl ?? `${new URL(this.deps.paymentPageUrl).origin}/s`).replace(/\/+$/, '');
   }
 
   /**
@@ -228,9 +250,15 @@ export class GatewayService {
     await deletePayment(this.ctx, payment, payment.amount);
   }
 
-  /** Full cancel of an approved payment (the rules of CANCEL); a paid virtual account refunds to `refund`. */
-  cancelApproved(store: Store, payment: Payment, amount: number, reason: string, refund: Partial<RefundAccount> | null = null): Promise<Payment> {
-    return cancelApproved(this.ctx, store, payment, amount, reason, refund);
+  /**
+   * Full cancel of an approved payment (the rules of CANCEL); a paid virtual account refunds to
+   * `refund`. `onCanceled` runs in the cancel's transaction, only when this call refunded.
+   */
+  cancelApproved(
+    store: Store, payment: Payment, amount: number, reason: string, refund: Partial<RefundAccount> | null = null,
+    onCanceled?: (trx: Db, payment: Payment) => Promise<void>,
+  ): Promise<Payment> {
+    return cancelApproved(this.ctx, store, payment, amount, reason, refund, onCanceled);
   }
 
   /** The customer pays by card number (a key-in store's card form). */

@@ -135,11 +135,13 @@ export interface InvoiceFilter {
   to?: number;
   /** One search term, matched whole: name, phone (digits), guardian phone, reason, requestId or TRANS_SEQNO. */
   q?: string;
+  /** Only the unpaid whose due date is before this day (yyyy-MM-dd, today in KST): the overdue. */
+  overdueBefore?: string;
 }
 
 const INVOICE_LIST_COLUMNS = [
   'id', 'unique_id', 'trans_seqno', 'status', 'send_status', 'receiver_name', 'receiver_phone', 'guardian_phone', 'amount', 'reason',
-  'created_at', 'done_at', 'canceled_at', 'send_count', 'send_channel', 'request_id',
+  'created_at', 'done_at', 'canceled_at', 'send_count', 'send_channel', 'request_id', 'due_date',
 ] as const;
 
 /**
@@ -154,6 +156,7 @@ export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter
     if (f.sendStatus) q = q.where('send_status', '=', f.sendStatus);
     if (f.from !== undefined) q = q.where('created_at', '>=', f.from);
     if (f.to !== undefined) q = q.where('created_at', '<', f.to);
+    if (f.overdueBefore !== undefined) q = q.where('status', '=', 'PENDING').where('due_date', '<', f.overdueBefore);
     if (opts.after) {
       const a = opts.after;
       q = q.where((eb) => eb.or([eb('created_at', '<', a.at), eb.and([eb('created_at', '=', a.at), eb('id', '<', a.id)])]));

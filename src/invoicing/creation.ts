@@ -15,6 +15,7 @@ import type { Account } from './repository.js';
 import type { CreateBillBody } from './schemas.js';
 import { SEND_JOB } from './sends.js';
 import { applyTemplate } from './templates.js';
+import { dueDateProblem } from './due.js';
 import { storeLines, type StoredLine } from '../gateway/index.js';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -129,6 +130,28 @@ export async function queueSends(trx: Transaction<Database>, accountId: string, 
 }
 
 /**
+ * Every check creation makes before it writes (the template applied, webhookUrl, the
+ * recipients), writing nothing: creation runs it first, and the console's CSV preview runs it
+ * so that it never offers a send that would then be refused.
+ */
+export async function checkInvoices(db: Kysely<Database>, deps: Pick<CreationDeps, 'webhookUrlPolicy' | 'clock'>, account: Account, sent: CreateBillBody): Promise<{ body: CreateBillBody; list: Recipient[] }> {
+  if (sent.dueDate !== undefined) {
+    const problem = dueDateProblem(sent.dueDate, deps.clock.nowMs());
+    if (problem) throw validation(problem);
+  }
+  const body = await applyTemplate(db, account.id, sent, deps.clock.nowMs());
+  if (body.webhookSecret !== undefined && body.webhookUrl === undefined) {
+    throw validation('webhookSecret: may only be given together with webhookUrl');
+  }
+  const urlIssue = body.webhookUrl !== undefined ? urlProblem(body.webhookUrl, deps.webhookUrlPolicy) : null;
+  if (urlIssue) throw validation(`webhookUrl: ${urlIssue}`);
+  if (body.requestId !== undefined && body.members.length > 1) {
+    throw new AppError('IDEMPOTENCY_MULTI', 'requestId: idempotent sending supports one recipient only');
+  }
+  return { body, list: recipients(body) };
+}
+
+/**
  * Creates the invoices of one request in one transaction: the invoices (PENDING, WAITING) and
  * the account's live-invoice count, the points of every recipient (or none: -21), one send row
  * and one send job per invoice. A requestId is unique per account in the database; a
@@ -139,16 +162,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
   const hash = requestHash(sent);
   // A repeat of a request already made answers as done before its template is looked at again.
   if (sent.requestId !== undefined && sent.members.length === 1 && (await sameRequest(db, account.id, sent.requestId, hash))) return false;
-  const body = await applyTemplate(db, account.id, sent);
-  if (body.webhookSecret !== undefined && body.webhookUrl === undefined) {
-    throw validation('webhookSecret: may only be given together with webhookUrl');
-  }
-  const urlIssue = body.webhookUrl !== undefined ? urlProblem(body.webhookUrl, deps.webhookUrlPolicy) : null;
-  if (urlIssue) throw validation(`webhookUrl: ${urlIssue}`);
-  if (body.requestId !== undefined && body.members.length > 1) {
-    throw new AppError('IDEMPOTENCY_MULTI', 'requestId: idempotent sending supports one recipient only');
-  }
-  const list = recipients(body);
+  const { body, list } = await checkInvoices(db, deps, account, sent);
 
   const channel: SendChannel = body.sendChannel ?? 'ALIMTALK';
   const cost = reserveCost(channel, deps.costs);
@@ -163,7 +177,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
     send_channel: channel, webhook_url: body.webhookUrl ?? null, webhook_secret_sealed: sealed,
     bill_template_id: body.billTemplateId === undefined ? null : String(body.billTemplateId),
     related_subject: body.relatedSubject ?? null, etc: body.etc ?? null,
-    student_birth_date: r.birthDate, classroom_id: r.classroomId,
+    student_birth_date: r.birthDate, classroom_id: r.classroomId, due_date: body.dueDate ?? null,
     send_count: 0, first_sent_at: null, last_sent_at: null, done_at: null, canceled_at: null, created_at: now, updated_at: now,
   }));
   try {

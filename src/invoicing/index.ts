@@ -23,6 +23,7 @@ import { DELIVERY_JOB } from './delivery.js';
 import { SEND_JOB, SendRunner } from './sends.js';
 import { InvoiceService } from './service.js';
 import { WEBHOOK_JOB } from './webhooks.js';
+import { createBilling, type Billing } from './billing.js';
 
 export { AuthService, THROTTLE_PURGE_JOB, createAccount, emailProblem, grantPoints, normalizeEmail, passwordProblem, setInvoicingEnabled, tenantOf } from './accounts.js';
 export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
@@ -35,10 +36,13 @@ export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.j
 export { invoiceLines, itemView } from './items.js';
 export * from './invoice-state.js';
 export type { Costs } from './points.js';
-export { lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
+export { dueDateOfPayment, lookupPublicInvoice, maskPhone, PUBLIC_RATE_LIMIT, publicInvoiceRoutes, type PublicInvoice, type PublicLine } from './public.js';
 export { invoicingRoutes } from './routes.js';
 export { DeliveryLog, type AttemptView, type DeliveryDetail, type DeliveryView } from './delivery-log.js';
 export { InvoiceService } from './service.js';
+export type { Billing } from './billing.js';
+export { MAX_CLASS_MEMBERS, MAX_CLASSES, type ClassMemberView, type ClassView } from './classes.js';
+export { dueDateProblem, dueDateText, isOverdue, MAX_DUE_AHEAD_DAYS, MAX_DUE_DAYS } from './due.js';
 export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
 export { DELIVERY_BACKOFF_SECONDS, DELIVERY_JOB } from './delivery.js';
 export { fillTemplate, INVOICE_TEMPLATE, invoiceVariables, NO_DETAILS } from './items.js';
@@ -55,6 +59,8 @@ export interface InvoicingDeps {
   worker: JobWorker;
   /** Time limit of one provider call, in milliseconds. */
   outboundTimeoutMs: number;
+  /** ALIMTALK carries the short payment link too (SUNAP_ALIMTALK_SHORT_LINK); SMS always does. */
+  alimtalkShortLink?: boolean;
   webhookUrlPolicy: HttpPolicy;
   /** Sign-in attempts a minute per client address (SUNAP_LOGIN_RATE_LIMIT); 0: none. */
   loginRateLimit?: number;
@@ -73,6 +79,8 @@ export interface Invoicing {
   deliveries: DeliveryLog;
   /** The store's webhook endpoints. */
   endpoints: EndpointService;
+  /** Billing that runs itself: classes (docs/invoicing.md). */
+  billing: Billing;
 }
 
 /**
@@ -80,7 +88,7 @@ export interface Invoicing {
  * the listener that moves an invoice with its gateway payment.
  */
 export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invoicing {
-  const runner = new SendRunner(db, { gateway: deps.gateway, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log, timeoutMs: deps.outboundTimeoutMs });
+  const runner = new SendRunner(db, { gateway: deps.gateway, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log, timeoutMs: deps.outboundTimeoutMs, alimtalkShortLink: deps.alimtalkShortLink ?? false });
   const invoices = new InvoiceService(db, {
     gateway: deps.gateway, messaging: deps.messaging, runner, clock: deps.clock, box: deps.box, costs: deps.costs, log: deps.log,
     webhookUrlPolicy: deps.webhookUrlPolicy, wake: () => deps.worker.wake(),
@@ -97,5 +105,6 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
     auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
     recharges, console: new InvoicingConsole(db), deliveries: new DeliveryLog(db, { clock: deps.clock, wake: () => deps.worker.wake() }),
     endpoints: new EndpointService(db, { clock: deps.clock, box: deps.box, wake: () => deps.worker.wake() }),
+    billing: createBilling(db, { clock: deps.clock }),
   };
 }

@@ -41,7 +41,8 @@ export type SendEvent = keyof typeof SEND_TRANSITIONS;
 /** A send still open: not yet settled. */
 export const OPEN_SEND_STATUSES = SEND_TRANSITIONS.failed.from;
 
-export const SEND_TYPES = ['INITIAL', 'RESEND'] as const;
+/** REMINDER (0013): a resend made by a reminder to the unpaid (docs/invoicing.md, "Reminders"). */
+export const SEND_TYPES = ['INITIAL', 'RESEND', 'REMINDER'] as const;
 export type SendType = (typeof SEND_TYPES)[number];
 
 export const SEND_CHANNELS = ['ALIMTALK', 'SMS', 'ALIMTALK_THEN_SMS'] as const;
@@ -76,3 +77,21 @@ export type AccountRole = (typeof ACCOUNT_ROLES)[number];
 /** A points recharge: PENDING until its card payment is approved, then CREDITED, once. */
 export const RECHARGE_STATUSES = ['PENDING', 'CREDITED'] as const;
 export type RechargeStatus = (typeof RECHARGE_STATUSES)[number];
+
+/** A schedule's repeat and status (0013; docs/invoicing.md, "Schedules"). */
+export const SCHEDULE_REPEATS = ['MONTHLY', 'ONCE'] as const;
+export type ScheduleRepeat = (typeof SCHEDULE_REPEATS)[number];
+export const SCHEDULE_STATUSES = ['ACTIVE', 'PAUSED', 'ENDED'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
+
+/**
+ * A schedule run (one per period): SENT once its invoices exist, WAITING_POINTS while the
+ * wallet cannot pay for them (tried again until the period ends), MISSED when the period ended
+ * first, SKIPPED when there was nothing to bill (an empty or archived class, a deleted template).
+ */
+export const SCHEDULE_RUN_STATUSES = ['WAITING_POINTS', 'SENT', 'MISSED', 'SKIPPED'] as const;
+export type ScheduleRunStatus = (typeof SCHEDULE_RUN_STATUSES)[number];
+
+/** A reminder of an unpaid invoice: PENDING until its time, then SENT, or SKIPPED (paid, cancelled, deleted, short of points). */
+export const REMINDER_STATUSES = ['PENDING', 'SENT', 'SKIPPED'] as const;
+export type ReminderStatus = (typeof REMINDER_STATUSES)[number];

@@ -1,5 +1,7 @@
 import { lineNet, parseStoredLines, storedLine, type StoredLine } from '../gateway/index.js';
 import { won } from '../platform/format.js';
+import { eucKrBytes, SMS_MAX_BYTES } from '../ports/messaging.js';
+import { dueDateText } from './due.js';
 import type { Invoice } from './repository.js';
 import type { BillItem } from './schemas.js';
 
@@ -59,11 +61,14 @@ export const NO_DETAILS = '아래 링크에서 카드로 결제하실 수 있습
 
 /**
  * The template's variables for one invoice (docs/reference.md, "Invoices"): business, recipient,
- * reason, amount, and as #{청구내용} up to five items under "청구 항목" and the description.
+ * reason, amount, and as #{청구내용} up to five items under "청구 항목", the description and the
+ * due date.
  */
 export function invoiceVariables(m: {
   businessName: string; receiverName: string; reason: string; amount: number; items: StoredLine[];
   description: string | null; link: string;
+  /** yyyy-MM-dd: "납부 기한" closes #{청구내용} (the registered template stays as it is). */
+  dueDate?: string | null;
 }): Record<string, string> {
   const details: string[] = [];
   if (m.items.length > 0) {
@@ -72,10 +77,24 @@ export function invoiceVariables(m: {
     if (m.items.length > MESSAGE_ITEMS) details.push(`외 ${m.items.length - MESSAGE_ITEMS}건`);
   }
   if (m.description) details.push(...(details.length ? [''] : []), m.description);
+  if (m.dueDate) details.push(...(details.length ? [''] : []), `납부 기한: ${dueDateText(m.dueDate)}`);
   return {
     '#{상호}': m.businessName, '#{고객명}': m.receiverName, '#{청구사유}': m.reason, '#{청구금액}': won(m.amount),
     '#{청구내용}': details.length ? details.join('\n') : NO_DETAILS, '#{결제링크}': m.link,
   };
+}
+
+/**
+ * The invoice as an SMS (docs/invoicing.md, "SMS or LMS"): one line with the business, the
+ * recipient, the reason, the amount and the short payment link. Used when it fits an SMS
+ * (SMS_MAX_BYTES in EUC-KR); otherwise the message is the whole invoice text, sent as LMS.
+ */
+export const SMS_TEMPLATE = '[#{상호}] #{고객명}님 #{청구사유} #{청구금액} #{결제링크}';
+
+/** The SMS text when it fits 90 bytes, else the whole invoice text (an LMS). */
+export function smsText(variables: Record<string, string>): string {
+  const short = fillTemplate(SMS_TEMPLATE, variables);
+  return eucKrBytes(short) <= SMS_MAX_BYTES ? short : fillTemplate(INVOICE_TEMPLATE, variables);
 }
 
 /** A template with its variables filled, in one pass: a value that looks like a variable stays as it is. */

@@ -9,6 +9,8 @@ import { Envelope, ErrorEnvelope, Nullable } from '../platform/schemas.js';
 import { INVOICE_STATUSES, type InvoiceStatus } from './invoice-state.js';
 import { invoiceLines } from './items.js';
 import * as repo from './repository.js';
+import { isOverdue } from './due.js';
+import type { Clock } from '../platform/clock.js';
 
 /** The longest TRANS_SEQNO; anything longer cannot name an invoice. */
 const MAX_TRANS_SEQNO = 64;
@@ -42,6 +44,10 @@ export interface PublicInvoice {
   issuedAt: string;
   paidAt: string | null;
   canceledAt: string | null;
+  /** yyyy-MM-dd (KST), or null. */
+  dueDate: string | null;
+  /** Unpaid past the due date. */
+  overdue: boolean;
   items: PublicLine[];
 }
 
@@ -58,7 +64,7 @@ export function maskPhone(phone: string): string {
  * The public invoice by its transaction number (docs/reference.md, "Public invoice"): unknown,
  * deleted and malformed numbers all read as undefined. Shared by the API and the page.
  */
-export async function lookupPublicInvoice(db: Kysely<Database>, gateway: GatewayService, transSeqNo: string): Promise<PublicInvoice | undefined> {
+export async function lookupPublicInvoice(db: Kysely<Database>, gateway: GatewayService, transSeqNo: string, nowMs: number): Promise<PublicInvoice | undefined> {
   if (transSeqNo.length === 0 || transSeqNo.length > MAX_TRANS_SEQNO) return undefined;
   const invoice = await repo.findVisibleInvoiceBySeqNo(db, transSeqNo);
   if (!invoice) return undefined;
@@ -78,6 +84,8 @@ export async function lookupPublicInvoice(db: Kysely<Database>, gateway: Gateway
     issuedAt: kstIso(invoice.created_at),
     paidAt: kstIsoOrNull(invoice.done_at),
     canceledAt: kstIsoOrNull(invoice.canceled_at),
+    dueDate: invoice.due_date,
+    overdue: isOverdue(invoice, nowMs),
     items: invoiceLines(invoice).map((l) => ({ name: l.name, price: l.unitPrice, qty: l.qty, net: l.net })),
   };
 }
@@ -98,11 +106,13 @@ export const PublicInvoiceSchema = Type.Object({
   issuedAt: Time,
   paidAt: Nullable(Time),
   canceledAt: Nullable(Time),
+  dueDate: Nullable(Type.String({ description: 'yyyy-MM-dd (KST), or null without one', examples: ['2026-12-10'] })),
+  overdue: Type.Boolean({ description: 'Unpaid and past its due date' }),
   items: Type.Array(Type.Object({ name: Type.String(), price: Type.Integer(), qty: Type.Integer() })),
 });
 
 /** GET /app/v1/sales/public/bill/:transSeqNo: no authentication, contact data masked. */
-export function publicInvoiceRoutes(app: App, db: Kysely<Database>, gateway: GatewayService): void {
+export function publicInvoiceRoutes(app: App, db: Kysely<Database>, gateway: GatewayService, clock: Clock): void {
   app.get('/app/v1/sales/public/bill/:transSeqNo', {
     config: { rateLimit: PUBLIC_RATE_LIMIT },
     schema: {
@@ -113,8 +123,16 @@ export function publicInvoiceRoutes(app: App, db: Kysely<Database>, gateway: Gat
       response: { 200: Envelope(PublicInvoiceSchema), 404: ErrorEnvelope, 429: ErrorEnvelope },
     },
   }, async (req) => {
-    const view = await lookupPublicInvoice(db, gateway, req.params.transSeqNo);
+    const view = await lookupPublicInvoice(db, gateway, req.params.transSeqNo, clock.nowMs());
     if (!view) throw new AppError('NOT_FOUND', 'transSeqNo: no invoice with this number');
     return ok(req, { ...view, items: view.items.map(({ name, price, qty }) => ({ name, price, qty })) });
   });
+}
+
+/**
+ * The due date of the invoice a gateway payment belongs to (null: none, or not an invoice's
+ * payment): the payment page shows it.
+ */
+export async function dueDateOfPayment(db: Kysely<Database>, paymentId: string, storeCode: string): Promise<string | null> {
+  return (await repo.findInvoiceByPayment(db, paymentId, storeCode))?.due_date ?? null;
 }

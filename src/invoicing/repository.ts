@@ -218,7 +218,7 @@ export async function liveInvoiceCount(db: Db, accountId: string): Promise<numbe
  */
 const SUMMARY_COLUMNS = [
   'id', 'unique_id', 'trans_seqno', 'status', 'send_status', 'template_type', 'receiver_name', 'receiver_phone', 'guardian_phone',
-  'amount', 'reason', 'created_at', 'done_at', 'canceled_at', 'first_sent_at', 'last_sent_at', 'send_count', 'send_channel', 'request_id',
+  'amount', 'reason', 'created_at', 'done_at', 'canceled_at', 'first_sent_at', 'last_sent_at', 'send_count', 'send_channel', 'request_id', 'due_date',
 ] as const satisfies readonly (keyof Invoice)[];
 export type InvoiceSummaryRow = Pick<Invoice, (typeof SUMMARY_COLUMNS)[number]>;
 
@@ -227,11 +227,15 @@ export type InvoiceSummaryRow = Pick<Invoice, (typeof SUMMARY_COLUMNS)[number]>;
  * range from the counter; with a (month) range counted by query over that range of the
  * (account_id, created_at) index.
  */
-export async function listInvoices(db: Db, accountId: string, opts: { from?: number; to?: number; offset: number; limit: number }) {
+export async function listInvoices(db: Db, accountId: string, opts: { from?: number; to?: number; offset: number; limit: number; overdue?: { today: string; only: boolean } }) {
   let q = db.selectFrom('invoices').where('account_id', '=', accountId).where('deleted_at', 'is', null);
   const ranged = opts.from !== undefined && opts.to !== undefined;
   if (ranged) q = q.where('created_at', '>=', opts.from!).where('created_at', '<', opts.to!);
-  const total = ranged
+  // Overdue: unpaid with a due date before today (KST); the due date itself is still on time.
+  const o = opts.overdue;
+  if (o?.only) q = q.where('status', '=', 'PENDING').where('due_date', '<', o.today);
+  else if (o) q = q.where((eb) => eb.or([eb('status', '!=', 'PENDING'), eb('due_date', 'is', null), eb('due_date', '>=', o.today)]));
+  const total = ranged || o
     ? Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
     : await liveInvoiceCount(db, accountId);
   const rows = await q.select(SUMMARY_COLUMNS).orderBy('created_at', 'desc').orderBy('id', 'desc').offset(opts.offset).limit(opts.limit).execute();

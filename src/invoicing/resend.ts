@@ -108,7 +108,7 @@ export async function resend(
         reason = s?.error_message ?? 'the send did not complete; it will be retried';
       }
     }
-    const sum = inv ? billSummary(inv) : null;
+    const sum = inv ? billSummary(inv, now) : null;
     out.push({
       uniqueId: inv?.unique_id ?? e.given, status: sum?.status ?? null, sendCount: sum?.sendCount ?? null,
       lastSentAt: sum?.lastSentAt ?? null, resendResult: result, reason,

@@ -7,6 +7,8 @@ import type { EndpointService } from '../gateway/index.js';
 import type { AuthService } from './accounts.js';
 import type { DeliveryLog } from './delivery-log.js';
 import { deliveryRoutes } from './delivery-routes.js';
+import type { Billing } from './billing.js';
+import { billingRoutes } from './billing-routes.js';
 import type { Costs } from './points.js';
 import type { Account } from './repository.js';
 import {
@@ -38,6 +40,8 @@ export interface InvoicingRouteDeps {
   /** The store's callbacks and webhooks (src/invoicing/delivery-routes.ts). */
   deliveries: DeliveryLog;
   endpoints: EndpointService;
+  /** Classes (src/invoicing/billing-routes.ts). */
+  billing: Billing;
 }
 
 /**
@@ -68,6 +72,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
   deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
+  billingRoutes(app, { billing: deps.billing, hooks, writeHooks, accountOf: (req) => account(req).id });
 
   // ---- auth ------------------------------------------------------------------------------------
 
@@ -112,7 +117,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   app.post('/app/v1/sales/bill', {
     ...writeHooks,
     schema: {
-      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. Read the outcome with the list or detail.'),
+      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. dueDate (optional, yyyy-MM-dd, today to 365 days ahead) is shown in the message and on the pages. Read the outcome with the list or detail.'),
       body: CreateBillBody,
       response: {
         200: Envelope(Type.Null()), ...errors(401, 403, 409),
@@ -135,7 +140,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   app.get('/app/v1/sales/bill', {
     ...hooks,
     schema: {
-      ...doc('List invoices, newest first', `month (yyyy-MM, KST creation month; all months when omitted), page from 1, size at most 100 (default ${DEFAULT_PAGE_SIZE}). Deleted invoices are not listed.`),
+      ...doc('List invoices, newest first', `month (yyyy-MM, KST creation month; all months when omitted), page from 1, size at most 100 (default ${DEFAULT_PAGE_SIZE}), overdue=true for the unpaid past their due date (false: all others). Deleted invoices are not listed. Each entry carries dueDate (yyyy-MM-dd or null) and overdue.`),
       querystring: ListQuery, response: { 200: Envelope(BillList), ...errors(400, 401, 403) },
     },
   }, async (req) => ok(req, await svc.list(account(req).id, req.query)));

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ErrorEnvelope, Nullable as N } from '../platform/schemas.js';
+import { MAX_DUE_DAYS } from './due.js';
 import { INVOICE_SEND_STATUSES, INVOICE_STATUSES, SEND_CHANNELS, TEMPLATE_TYPES } from './invoice-state.js';
 
 export { Envelope, ErrorEnvelope };
@@ -18,6 +19,13 @@ const amount = (description?: string) => Type.Integer({
 const Amount = amount();
 const Reason = Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters', examples: ['11월 수강료'] });
 const Description = Type.String({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters', examples: ['매월 10일까지 납부 부탁드립니다'] });
+
+/** An invoice's due date (docs/invoicing.md, "Due dates"); the service checks the calendar and the range. */
+const DueDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$', 'x-reason': 'must be a date as yyyy-MM-dd',
+  description: 'Optional due date (KST), from today to 365 days ahead; shown in the message and on the pages. Without it, a billTemplateId with "due N days after sending" gives one',
+  examples: ['2026-12-10'],
+});
 
 export const BillItem = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 20 }),
@@ -78,6 +86,7 @@ export const CreateBillBody = Type.Object({
   recipientItems: Type.Optional(Type.Array(RecipientItem, { minItems: 1, maxItems: 1000, description: 'INDIVIDUAL: one entry per member, same studentName and studentPhone' })),
   relatedSubject: Type.Optional(Type.String({ maxLength: 100 })),
   etc: Type.Optional(Type.String({ maxLength: 500 })),
+  dueDate: Type.Optional(DueDate),
 });
 export type CreateBillBody = Static<typeof CreateBillBody>;
 
@@ -93,6 +102,9 @@ export const ListQuery = Type.Object({
   month: Type.Optional(Month),
   page: Type.Optional(Type.String({ pattern: '^[1-9]\\d{0,8}$', 'x-reason': 'must be a whole number from 1', description: 'From 1 (default 1)' })),
   size: Type.Optional(Type.String({ pattern: '^([1-9]\\d?|100)$', 'x-reason': 'must be a whole number from 1 to 100', description: 'At most 100 (default 10)' })),
+  overdue: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], {
+    'x-reason': 'must be true or false', description: 'true: only unpaid invoices past their due date; false: all but those',
+  })),
 });
 export const SummaryQuery = Type.Object({ month: Type.Optional(Month) });
 export const BillParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, description: 'uniqueId (UUID) or numeric id' }) });
@@ -134,6 +146,8 @@ const billFields = {
   sendCount: Type.Integer(),
   sendChannel: Type.Union(SEND_CHANNELS.map((v) => Type.Literal(v))),
   requestId: N(Type.String()),
+  dueDate: N(Type.String({ description: 'yyyy-MM-dd (KST), or null without one', examples: ['2026-12-10'] })),
+  overdue: Type.Boolean({ description: 'Unpaid (PENDING) and past its due date' }),
 };
 export const BillSummary = Type.Object(billFields);
 export const BillList = Type.Object({
@@ -156,6 +170,7 @@ export const BillDetail = Type.Object({
     etc: N(Type.String()),
     studentBirthDate: N(Type.String()),
     classroomId: N(Type.String()),
+    classId: N(Type.String({ description: 'The class a schedule billed it for' })),
   }),
   payment: N(Type.Object({
     acceptNumber: Type.String(),
@@ -166,7 +181,7 @@ export const BillDetail = Type.Object({
   })),
   sendInfo: Type.Object({ firstSentAt: N(Time), lastSentAt: N(Time), sendCount: Type.Integer() }),
   sendHistories: Type.Array(Type.Object({
-    sendType: Type.String({ description: 'INITIAL or RESEND' }),
+    sendType: Type.String({ description: 'INITIAL, RESEND, or REMINDER (a reminder to the unpaid)' }),
     sendResult: Type.String({ description: 'SUCCESS, FAILED, or WAITING while in progress' }),
     sendChannel: Type.String({ description: 'The channel actually used' }),
     sentAt: N(Time),
@@ -198,5 +213,6 @@ export const TemplateBody = Type.Object({
   amount: Type.Optional(Amount),
   items: Type.Optional(Items),
   sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)))),
+  dueDays: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_DUE_DAYS, 'x-reason': `must be a whole number of days from 0 to ${MAX_DUE_DAYS}`, description: 'Due N days after sending' })),
 });
 export type TemplateBody = Static<typeof TemplateBody>;

@@ -7,7 +7,7 @@ import { defineJob, enqueue, type JobDefinition } from '../jobs/define.js';
 import type { MessageChannel, MessagingProvider, SendOutcome } from '../ports/messaging.js';
 import type { GatewayService, Payment, Store } from '../gateway/index.js';
 import { DELIVERY_FIRST_CHECK_MS, DELIVERY_JOB } from './delivery.js';
-import { fillTemplate, gatewayItems, INVOICE_TEMPLATE, invoiceLines, invoiceVariables } from './items.js';
+import { fillTemplate, gatewayItems, INVOICE_TEMPLATE, invoiceLines, invoiceVariables, smsText } from './items.js';
 import { refund, settledCost, type Costs } from './points.js';
 import * as repo from './repository.js';
 import type { Invoice, Send } from './repository.js';
@@ -55,6 +55,8 @@ export class SendRunner {
       gateway: GatewayService; messaging: MessagingProvider; clock: Clock; costs: Costs; log: Logger;
       /** Time limit of one provider call (SUNAP_OUTBOUND_TIMEOUT_MS); running out is an error, retried under the same key. */
       timeoutMs: number;
+      /** ALIMTALK carries the short payment link too (the approved template allows it); SMS always does. */
+      alimtalkShortLink?: boolean;
     },
   ) {}
 
@@ -92,12 +94,18 @@ export class SendRunner {
     const retry = send.status === 'ACCEPTING';
     if (!(await repo.transitionSend(this.db, send.id, 'accepting'))) return;
 
-    const link = this.deps.gateway.redirectUrl(payment);
-    const variables = invoiceVariables({
-      businessName: store.name, receiverName: invoice.receiver_name, reason: invoice.reason, amount: Number(invoice.amount),
-      items: invoiceLines(invoice), description: invoice.description, link,
-    });
-    const text = fillTemplate(INVOICE_TEMPLATE, variables);
+    // SMS carries the short link (an SMS holds 90 bytes; the page link alone is about 100), and
+    // so does ALIMTALK when its approved template allows it (docs/invoicing.md, "SMS or LMS").
+    const fullLink = this.deps.gateway.redirectUrl(payment);
+    const shortLink = await this.deps.gateway.shortUrl(payment);
+    const message = (channel: MessageChannel) => {
+      const link = channel === 'SMS' || this.deps.alimtalkShortLink ? shortLink : fullLink;
+      const variables = invoiceVariables({
+        businessName: store.name, receiverName: invoice.receiver_name, reason: invoice.reason, amount: Number(invoice.amount),
+        items: invoiceLines(invoice), description: invoice.description, link, dueDate: invoice.due_date,
+      });
+      return { link, variables, text: channel === 'SMS' ? smsText(variables) : fillTemplate(INVOICE_TEMPLATE, variables) };
+    };
     // ALIMTALK_THEN_SMS: the provider's own fallback when it has one (one message; it knows at
     // delivery whether ALIMTALK reached the recipient), otherwise an SMS of ours after a refusal.
     const providerFallback = send.channel_requested === 'ALIMTALK_THEN_SMS' && this.deps.messaging.providerFallback === true;
@@ -109,6 +117,7 @@ export class SendRunner {
       used = channel;
       // The first channel uses the send id itself; a fallback is another message, so another key.
       const idempotencyKey = i === 0 ? send.id : `${send.id}:${channel}`;
+      const { link, variables, text } = message(channel);
       outcome = await within(this.deps.messaging.send({
         idempotencyKey, channel, to: send.receiver_phone, text, link, retry,
         ...(channel === 'ALIMTALK' ? { variables } : {}), ...(providerFallback ? { smsFallback: true } : {}),

@@ -6,9 +6,9 @@ import type { MessagingProvider } from '../ports/messaging.js';
 import type { Clock } from '../platform/clock.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { AppError, GatewayCodes, GatewayError } from '../platform/errors.js';
-import { kstMonth, kstMonthRange } from '../platform/kst.js';
+import { kstDate, kstMonth, kstMonthRange } from '../platform/kst.js';
 import type { HttpPolicy } from '../platform/urls.js';
-import { createInvoices } from './creation.js';
+import { checkInvoices, createInvoices } from './creation.js';
 import { applyReport } from './delivery.js';
 import type { InvoiceEvent } from './invoice-state.js';
 import type { Costs } from './points.js';
@@ -50,17 +50,24 @@ export class InvoiceService {
     if (await createInvoices(this.db, this.deps, account, body)) this.deps.wake();
   }
 
+  /** What create would refuse (the same AppError), writing nothing: the console's preview asks before it offers to send. */
+  async check(account: Account, body: CreateBillBody): Promise<void> {
+    await checkInvoices(this.db, this.deps, account, body);
+  }
+
   // ---- queries -------------------------------------------------------------------------------
 
   /** totalCount: the account's live-invoice counter without a month; counted over the month with one. */
-  async list(accountId: string, q: { month?: string; page?: string; size?: string }) {
+  async list(accountId: string, q: { month?: string; page?: string; size?: string; overdue?: 'true' | 'false' }) {
     const page = q.page ? Number(q.page) : 1;
     const size = q.size ? Number(q.size) : DEFAULT_PAGE_SIZE;
     const range = q.month ? kstMonthRange(q.month) : undefined;
+    const now = this.deps.clock.nowMs();
     const { rows, total } = await repo.listInvoices(this.db, accountId, {
       from: range?.[0], to: range?.[1], offset: (page - 1) * size, limit: size,
+      overdue: q.overdue ? { today: kstDate(now), only: q.overdue === 'true' } : undefined,
     });
-    return { bills: rows.map(billSummary), page, size, totalCount: total };
+    return { bills: rows.map((r) => billSummary(r, now)), page, size, totalCount: total };
   }
 
   async detail(accountId: string, id: string | number) {
@@ -72,7 +79,7 @@ export class InvoiceService {
   private async detailOf(inv: Invoice) {
     const payment = inv.payment_id ? await this.deps.gateway.findById(inv.payment_id) : undefined;
     const sends = await repo.sendsOf(this.db, inv.account_id, inv.id);
-    return billDetail(inv, payment, sends);
+    return billDetail(inv, payment, sends, this.deps.clock.nowMs());
   }
 
   async summary(accountId: string, month?: string) {
@@ -130,8 +137,11 @@ export class InvoiceService {
     throw new AppError('STATE', 'status: the invoice changed while deleting it; try again');
   }
 
-  /** Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again. */
-  async cancel(accountId: string, id: string) {
+  /**
+   * Full cancel (refund) of a DONE invoice through its gateway payment; CANCELED answers again.
+   * `onCanceled` runs in the refund's transaction, only for the call that refunded (the console's audit row).
+   */
+  async cancel(accountId: string, id: string, onCanceled?: (trx: Kysely<Database> | Transaction<Database>) => Promise<void>) {
     const inv = await repo.findInvoice(this.db, accountId, id);
     if (!inv) throw notFound();
     if (inv.status === 'CANCELED') return this.detailOf(inv);
@@ -140,7 +150,7 @@ export class InvoiceService {
     const store = await this.deps.gateway.findStore(inv.store_code);
     if (!payment || !store) throw new Error(`invoice ${inv.id} has no payment or store`);
     try {
-      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소');
+      await this.deps.gateway.cancelApproved(store, payment, payment.amount, '청구 취소', null, onCanceled);
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.resultCode === GatewayCodes.STATE) throw new AppError('STATE', 'status: another operation on this payment is in progress; try again');

@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.js';
 import { randomToken } from '../platform/crypto.js';
 import { AppError } from '../platform/errors.js';
 import { checker } from '../platform/validation.js';
+import { dueAfter } from './due.js';
 import { netItems } from './items.js';
 import * as repo from './console-repository.js';
 import type { BillTemplate } from './console-repository.js';
@@ -28,6 +29,8 @@ export interface TemplateView {
   amount: number | null;
   items: BillItem[];
   sendChannel: BillTemplate['send_channel'];
+  /** Due N days after sending (null: no due date). */
+  dueDays: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -36,6 +39,7 @@ export function templateView(t: BillTemplate): TemplateView {
   return {
     id: t.id, name: t.name, reason: t.reason, description: t.description, amount: t.amount === null ? null : Number(t.amount),
     items: t.items_json ? (JSON.parse(t.items_json) as BillItem[]) : [], sendChannel: t.send_channel,
+    dueDays: t.due_days === null || t.due_days === undefined ? null : Number(t.due_days),
     createdAt: Number(t.created_at), updatedAt: Number(t.updated_at),
   };
 }
@@ -76,6 +80,7 @@ export class TemplateService {
     const row = {
       id: newTemplateId(), account_id: accountId, name: b.name, reason: b.reason, description: b.description ?? null,
       amount: b.amount ?? null, items_json: b.items ? JSON.stringify(b.items) : null, send_channel: b.sendChannel ?? null, created_at: now, updated_at: now,
+      due_days: b.dueDays ?? null,
     };
     await repo.insertTemplate(this.db, row);
     return templateView(row);
@@ -87,6 +92,7 @@ export class TemplateService {
     const changed = await repo.updateTemplate(this.db, accountId, id, {
       name: b.name, reason: b.reason, description: b.description ?? null, amount: b.amount ?? null,
       items_json: b.items ? JSON.stringify(b.items) : null, send_channel: b.sendChannel ?? null, updated_at: now,
+      due_days: b.dueDays ?? null,
     });
     if (!changed) throw new AppError('NOT_FOUND', 'id: no such template');
     return this.get(accountId, id);
@@ -101,10 +107,11 @@ export class TemplateService {
  * The request with its template applied: the template fills what the request leaves out, and
  * what the request gives wins. The amount and the items go together (items must add up to
  * their amount): a request that gives either uses neither of the template's. An INDIVIDUAL
- * request takes its amounts from recipientItems, never from the template. An unknown id, or
+ * request takes its amounts from recipientItems, never from the template. A template's "due N
+ * days after sending" gives the due date when the request has none. An unknown id, or
  * another team's, is -20 `billTemplateId: ...`.
  */
-export async function applyTemplate(db: Kysely<Database>, accountId: string, body: CreateBillBody): Promise<CreateBillBody> {
+export async function applyTemplate(db: Kysely<Database>, accountId: string, body: CreateBillBody, nowMs: number): Promise<CreateBillBody> {
   if (body.billTemplateId === undefined) return body;
   const t = await repo.findTemplate(db, accountId, String(body.billTemplateId));
   if (!t) throw validation(`billTemplateId: no template ${String(body.billTemplateId)} in this account; create it in the console (Templates)`);
@@ -113,6 +120,8 @@ export async function applyTemplate(db: Kysely<Database>, accountId: string, bod
   out.reason ??= v.reason;
   if (out.description === undefined && v.description !== null) out.description = v.description;
   if (out.sendChannel === undefined && v.sendChannel !== null) out.sendChannel = v.sendChannel;
+  // "Due N days after sending": sending starts now.
+  if (out.dueDate === undefined && v.dueDays !== null) out.dueDate = dueAfter(v.dueDays, nowMs);
   const individual = (body.templateType ?? 'SAME') === 'INDIVIDUAL';
   if (!individual && body.amount === undefined && body.items === undefined && v.amount !== null) {
     out.amount = v.amount;

@@ -1,11 +1,13 @@
 import type { Payment } from '../gateway/index.js';
 import { kstIso, kstIsoOrNull as t, kstSpaced } from '../platform/kst.js';
+import { isOverdue } from './due.js';
 import { invoiceLines, itemView } from './items.js';
 import type { Invoice, InvoiceSummaryRow, Send } from './repository.js';
 
 /** Response shapes (docs/reference.md, "Invoices"): KST yyyy-MM-dd'T'HH:mm:ss, never the webhook secret. */
 
-export function billSummary(inv: InvoiceSummaryRow) {
+/** `nowMs`: the service clock, which says whether the invoice is overdue. */
+export function billSummary(inv: InvoiceSummaryRow, nowMs: number) {
   return {
     id: Number(inv.id),
     uniqueId: inv.unique_id,
@@ -26,14 +28,16 @@ export function billSummary(inv: InvoiceSummaryRow) {
     sendCount: Number(inv.send_count),
     sendChannel: inv.send_channel,
     requestId: inv.request_id,
+    dueDate: inv.due_date,
+    overdue: isOverdue(inv, nowMs),
   };
 }
 
-export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Send[]) {
+export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Send[], nowMs: number) {
   const paid = payment && payment.approval_at !== null;
   return {
     bill: {
-      ...billSummary(inv),
+      ...billSummary(inv, nowMs),
       description: inv.description,
       items: invoiceLines(inv).map(itemView),
       webhookUrl: inv.webhook_url,
@@ -42,6 +46,7 @@ export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Se
       etc: inv.etc,
       studentBirthDate: inv.student_birth_date,
       classroomId: inv.classroom_id,
+      classId: inv.class_id,
     },
     payment: paid ? {
       acceptNumber: payment.approval_number ?? '',

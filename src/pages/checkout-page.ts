@@ -3,7 +3,7 @@ import { won } from '../platform/format.js';
 import { kstSpaced } from '../platform/kst.js';
 import type { CheckoutWindow, PayMethod } from '../ports/checkout.js';
 import { html, layout, raw, type SafeHtml } from './html.js';
-import { footer, itemsTable, merchantHeader, sandboxNotice, storeCard, type PageContext } from './payment-page.js';
+import { dueFact, footer, itemsTable, merchantHeader, sandboxNotice, storeCard, type PageContext } from './payment-page.js';
 
 /**
  * The checkout's pages (docs/reference.md, "Payment page"): the order and the methods the store
@@ -27,12 +27,13 @@ export interface LinkParts {
 }
 
 /** The order: amount, payer, message and items. */
-function orderSummary(p: Payment): SafeHtml {
+function orderSummary(p: Payment, dueDate: string | null | undefined): SafeHtml {
   return html`<section class="card" aria-label="결제 금액">
 <p class="amount-label">결제 금액</p>
 <p class="amount">${won(p.amount)}</p>
 <dl class="facts">
 <dt>결제자</dt><dd>${p.pay_user_name}</dd>
+${dueFact(dueDate)}
 </dl>
 </section>
 ${p.info_message ? html`<p class="info">${p.info_message}</p>` : null}
@@ -47,7 +48,7 @@ export function renderMethods(ctx: PageContext, v: { methods: PayMethod[]; actio
   const { payment: p, store } = ctx;
   const body = html`${merchantHeader(store, p.request_reason)}
 ${sandboxNotice(ctx.sandbox, 'window')}
-${orderSummary(p)}
+${orderSummary(p, ctx.dueDate)}
 <section class="card" aria-labelledby="methods-title">
 <h2 id="methods-title">결제수단 선택</h2>
 ${v.alert ? html`<div class="alert" role="alert"><p>${v.alert}</p></div>` : null}
@@ -109,7 +110,7 @@ export function renderScriptWindow(ctx: PageContext, w: Extract<CheckoutWindow, 
   // </script> cannot end the data block: every < is written as \u003c.
   const json = JSON.stringify(w.params).replace(/</g, '\\u003c');
   const body = html`${merchantHeader(store, p.request_reason)}
-${orderSummary(p)}
+${orderSummary(p, ctx.dueDate)}
 <section class="card" aria-labelledby="window-title">
 <h2 id="window-title">결제창을 여는 중입니다</h2>
 <p id="checkout-status" role="status">결제사의 결제창이 곧 열립니다. 열리지 않으면 아래 버튼을 눌러 주세요.</p>

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { GatewayService } from '../gateway/index.js';
-import { lookupPublicInvoice, PUBLIC_RATE_LIMIT, type PublicInvoice } from '../invoicing/index.js';
+import { dueDateText, lookupPublicInvoice, PUBLIC_RATE_LIMIT, type PublicInvoice } from '../invoicing/index.js';
+import type { Clock } from '../platform/clock.js';
 import { won } from '../platform/format.js';
 import type { App } from '../platform/http.js';
 import { pageErrorHandler, renderErrorPage, sendErrorPage } from './error-page.js';
@@ -57,6 +58,7 @@ ${items}
 <dl class="facts">
 <dt>받는 분</dt><dd>${v.receiverName}</dd>
 <dt>청구일</dt><dd>${when(v.issuedAt)}</dd>
+${v.dueDate ? html`<dt>납부 기한</dt><dd>${dueDateText(v.dueDate)}${v.overdue ? html` <span class="badge bad">기한 지남</span>` : ''}</dd>` : ''}
 ${v.paidAt ? html`<dt>결제일</dt><dd>${when(v.paidAt)}</dd>` : ''}
 ${v.canceledAt ? html`<dt>취소일</dt><dd>${when(v.canceledAt)}</dd>` : ''}
 </dl>
@@ -66,7 +68,7 @@ ${ACTION[v.status]}`;
 }
 
 /** Public invoice page (docs/reference.md, "Public invoice"): business, reason, items, amount, status, and a pay button while PENDING. */
-export function invoicePageRoutes(app: App, deps: { db: Kysely<Database>; gateway: GatewayService; publicPayPageUrl: string }): void {
+export function invoicePageRoutes(app: App, deps: { db: Kysely<Database>; gateway: GatewayService; publicPayPageUrl: string; clock: Clock }): void {
   app.get(invoicePagePath(deps.publicPayPageUrl), {
     config: { rateLimit: PUBLIC_RATE_LIMIT },
     // A malformed number is answered like an unknown one.
@@ -77,7 +79,7 @@ export function invoicePageRoutes(app: App, deps: { db: Kysely<Database>; gatewa
       params: Type.Object({ transSeqNo: Type.String() }),
     },
   }, async (req, reply) => {
-    const view = await lookupPublicInvoice(deps.db, deps.gateway, req.params.transSeqNo);
+    const view = await lookupPublicInvoice(deps.db, deps.gateway, req.params.transSeqNo, deps.clock.nowMs());
     if (!view) return sendErrorPage(reply, 404, NOT_FOUND);
     return reply.code(200).headers(pageHeaders()).send(renderInvoicePage(view));
   });

@@ -1,4 +1,5 @@
 import { cardPaid, INSTALLMENT_MIN_AMOUNT, INSTALLMENT_MONTHS, parseStoredLines, type Payment, type PaymentState, type Store } from '../gateway/index.js';
+import { dueDateText } from '../invoicing/index.js';
 import { won } from '../platform/format.js';
 import { kstSpaced } from '../platform/kst.js';
 import { httpOrigin } from '../platform/urls.js';
@@ -100,6 +101,13 @@ export interface PageContext {
   payment: Payment;
   store: Store;
   sandbox: boolean;
+  /** The due date of the invoice this payment is for (yyyy-MM-dd), when it has one. */
+  dueDate?: string | null;
+}
+
+/** "납부 기한" among the order's facts, for an invoice's payment that has a due date. */
+export function dueFact(dueDate: string | null | undefined): SafeHtml | null {
+  return dueDate ? html`<dt>납부 기한</dt><dd>${dueDateText(dueDate)}</dd>` : null;
 }
 
 export function merchantHeader(store: Store, title: string): SafeHtml {
@@ -210,6 +218,7 @@ ${sandboxNotice(ctx.sandbox)}
 <p class="amount">${won(p.amount)}</p>
 <dl class="facts">
 <dt>결제자</dt><dd>${p.pay_user_name}</dd>
+${dueFact(ctx.dueDate)}
 </dl>
 </section>
 ${p.info_message ? html`<p class="info">${p.info_message}</p>` : null}

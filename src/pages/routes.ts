@@ -10,6 +10,7 @@ import { SUNAP_CSS, SUNAP_CSS_ETAG } from './assets.js';
 import { field, parseCardForm } from './card-form.js';
 import { pageErrorHandler } from './error-page.js';
 import { pageHeaders } from './html.js';
+import { PORTONE_LAUNCHER_ETAG, PORTONE_LAUNCHER_JS } from './portone-launcher.js';
 import { sandboxWindowRoutes } from './sandbox-window.js';
 import { TOSS_LAUNCHER_ETAG, TOSS_LAUNCHER_JS } from './toss-launcher.js';
 import {
@@ -24,6 +25,8 @@ export interface PaymentPageDeps {
   sandbox: boolean;
   /** The sandbox processor, whose window these routes serve (sandbox mode only). */
   sandboxWindow: SandboxCheckout | null;
+  /** The due date of the invoice a payment is for (null: none), shown with the order. */
+  dueDateOf?: (payment: Payment) => Promise<string | null>;
 }
 
 /**
@@ -60,6 +63,13 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
     return reply.type('text/javascript; charset=utf-8').send(TOSS_LAUNCHER_JS);
   });
 
+  // PortOne's window launcher (src/pages/portone-launcher.ts): the window page loads it with its nonce.
+  app.get('/assets/checkout/portone.js', { schema: { hide: true } }, async (req, reply) => {
+    reply.header('cache-control', 'public, max-age=604800').header('etag', PORTONE_LAUNCHER_ETAG);
+    if (req.headers['if-none-match'] === PORTONE_LAUNCHER_ETAG) return reply.code(304).send();
+    return reply.type('text/javascript; charset=utf-8').send(PORTONE_LAUNCHER_JS);
+  });
+
   const formState = (tid: string, token: string, over: Partial<FormState> = {}): FormState => ({ tid, token, action: paths.pay, ...over });
 
   /**
@@ -67,8 +77,9 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
    * on. A waiting payment shows its open virtual account, a key-in store's card form, or the
    * methods the store offers.
    */
-  const showPayment = async (reply: FastifyReply, ctx: PageContext, tid: string, token: string, over: { alert?: string; notice?: string; status?: number } = {}) => {
-    const p = ctx.payment;
+  const showPayment = async (reply: FastifyReply, given: PageContext, tid: string, token: string, over: { alert?: string; notice?: string; status?: number } = {}) => {
+    const p = given.payment;
+    const ctx: PageContext = { ...given, dueDate: given.dueDate ?? (p.state === 'STORE_REQUEST' ? await deps.dueDateOf?.(p) : null) };
     switch (p.state) {
       case 'STORE_REQUEST': {
         if (p.vbank_account) {
@@ -106,7 +117,7 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
     const token = field(req.body, 'token');
     const found = await gateway.paymentForPage(tid, token);
     if (!found) return notFound(reply);
-    const ctx: PageContext = { ...found, sandbox };
+    const ctx: PageContext = { ...found, sandbox, dueDate: await deps.dueDateOf?.(found.payment) };
     const receipt = pageLink(paths.page, tid, token);
     const again = (status: number, payment: Payment, over: Partial<FormState>) =>
       page(reply, status, renderPaymentForm({ ...ctx, payment }, formState(tid, token, over)), formTargets(payment));

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { loadCardProcessor, loadMessaging, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
+import { loadCardProcessor, loadMessaging, loadPortoneApiUrl, secretKeyWeakness, type CardProcessorSettings, type MessagingSettings } from './providers.js';
 
 export type Mode = 'sandbox' | 'live';
 
@@ -20,6 +20,8 @@ export interface Config {
   secretKeySource: 'env' | 'file' | 'generated';
   /** The operator's card processor (sandbox, toss or toss-keyin) and its settings: the fallback of stores without their own. */
   cardProcessor: CardProcessorSettings;
+  /** PortOne's API (SUNAP_PORTONE_API_URL; the fake in a rehearsal), for the operator's keys and every store's own. */
+  portoneApiUrl: string;
   /** The messaging provider (sandbox or solapi) and its settings. */
   messaging: MessagingSettings;
   /** What the operator should fix although the service can run (a weak sandbox key); logged at start. */
@@ -68,6 +70,11 @@ export interface Config {
   metricsToken: string | null;
   /** Sandbox routes answer callers on any address, not only loopback (SUNAP_SANDBOX_OPEN). */
   sandboxOpen: boolean;
+  /**
+   * ALIMTALK messages carry the short payment link too (SUNAP_ALIMTALK_SHORT_LINK), for a
+   * template approved with it (docs/going-live.md, "The ALIMTALK template"); off: the full link.
+   */
+  alimtalkShortLink: boolean;
   /** The store whose card payments buy send points in the console (docs/console.md, "Points"); null: none named. */
   rechargeStoreCode: string | null;
 }
@@ -144,7 +151,67 @@ export function trustProxyVar(env: Env): Config['trustProxy'] {
       throw new ConfigError(`${name}: must be a number of proxies (e.g. 1) or a comma-separated list of proxy addresses or CIDRs (e.g. 10.0.0.5,10.1.0.0/16), got "${p}"`);
     }
   }
+  const everyone = coversEveryAddress(list);
+  if (everyone) {
+    throw new ConfigError(`${name}: the list covers every ${everyone} address, so any client could set its own address as "true" would; list only the proxies in front of Sunap (e.g. 10.0.0.5,10.1.0.0/16) or set their number (e.g. 1)`);
+  }
   return list;
+}
+
+/** An IPv4 or IPv6 address (as isIP accepts it) as a number, with its width in bits. */
+function addressNumber(addr: string): { n: bigint; width: 32 | 128 } {
+  if (isIP(addr) === 4) return { n: addr.split('.').reduce((acc, o) => (acc << 8n) | BigInt(o), 0n), width: 32 };
+  let text = addr.split('%')[0]!;
+  // An embedded IPv4 tail (::ffff:1.2.3.4) becomes its two groups.
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const n = addressNumber(v4[1]!).n;
+    text = `${text.slice(0, -v4[1]!.length)}${(n >> 16n).toString(16)}:${(n & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const groups = (s: string | undefined) => (s ? s.split(':') : []);
+  const h = groups(head);
+  const t = groups(tail);
+  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return { n: all.reduce((acc, g) => (acc << 16n) | BigInt(`0x${g || '0'}`), 0n), width: 128 };
+}
+
+/**
+ * Whether trusted ranges together hold every IPv4 or every IPv6 address (0.0.0.0/0, ::/0, or
+ * pieces such as 0.0.0.0/1,128.0.0.0/1): then every hop is believed, as with "true". Fastify's
+ * proxy check matches an IPv4 client against an IPv4-mapped range (::ffff:0:0/96 or narrower)
+ * too, so those count for IPv4. Returns the family covered.
+ */
+export function coversEveryAddress(list: string[]): 'IPv4' | 'IPv6' | null {
+  const MAPPED = 0xffffn << 32n;
+  const v4: [bigint, bigint][] = [];
+  const v6: [bigint, bigint][] = [];
+  for (const entry of list) {
+    const [addr, bits] = entry.split('/') as [string, string | undefined];
+    const { n, width } = addressNumber(addr);
+    const prefix = BigInt(bits ?? width);
+    const size = 1n << (BigInt(width) - prefix);
+    const start = n - (n % size);
+    const end = start + size - 1n;
+    if (width === 32) v4.push([start, end]);
+    else {
+      v6.push([start, end]);
+      // A mapped range (::ffff:a.b.c.d/96 or narrower) is matched against IPv4 clients too.
+      if (prefix >= 96n && start >= MAPPED && end <= MAPPED + 0xffffffffn) v4.push([start - MAPPED, end - MAPPED]);
+    }
+  }
+  const covers = (ranges: [bigint, bigint][], last: bigint) => {
+    let next = 0n;
+    for (const [start, end] of ranges.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      if (start > next) return false;
+      if (end + 1n > next) next = end + 1n;
+      if (next > last) return true;
+    }
+    return next > last;
+  };
+  if (covers(v6, (1n << 128n) - 1n)) return 'IPv6';
+  if (covers(v4, (1n << 32n) - 1n)) return 'IPv4';
+  return null;
 }
 
 /** Directory that holds the embedded database and the generated sandbox key. */
@@ -220,12 +287,13 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
   const problems: string[] = [];
   const warnings: string[] = [];
   const cardProcessor = loadCardProcessor(env, problems);
+  const portoneApiUrl = loadPortoneApiUrl(env, problems);
   const messaging = loadMessaging(env, problems);
   const secret = loadSecretKey(env, mode, databaseUrl, opts.keyFile !== false && problems.length === 0);
   const weakness = secret?.source === 'env' ? secretKeyWeakness(secret.key) : null;
   if (mode === 'live') {
     if (cardProcessor.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_CARD_PROCESSOR'))) {
-      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (Toss Payments\' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY) or toss-keyin (its card-number API, by contract only, with SUNAP_TOSS_SECRET_KEY)');
+      problems.push('SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss (Toss Payments\' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY) or toss-keyin (its card-number API, by contract only, with SUNAP_TOSS_SECRET_KEY) or portone (PortOne V2\'s window, with SUNAP_PORTONE_API_SECRET, SUNAP_PORTONE_STORE_ID, SUNAP_PORTONE_CHANNEL_KEY and SUNAP_PORTONE_WEBHOOK_SECRET)');
     }
     if (messaging.kind === 'sandbox' && !problems.some((p) => p.startsWith('SUNAP_MESSAGING_PROVIDER'))) {
       problems.push('SUNAP_MESSAGING_PROVIDER: live mode needs a real messaging provider: solapi (with SUNAP_SOLAPI_API_KEY, SUNAP_SOLAPI_API_SECRET, SUNAP_SOLAPI_SENDER, SUNAP_SOLAPI_PFID, SUNAP_SOLAPI_TEMPLATE_ID)');
@@ -262,6 +330,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     secretKey: secret!.key,
     secretKeySource: secret!.source,
     cardProcessor,
+    portoneApiUrl,
     messaging,
     warnings,
     allowPrivateTargets: boolVar(env, 'SUNAP_ALLOW_PRIVATE_TARGETS', mode === 'sandbox'),
@@ -283,6 +352,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),
     rechargeStoreCode: storeCodeVar(env, 'SUNAP_RECHARGE_STORE_CODE'),
     sandboxOpen: boolVar(env, 'SUNAP_SANDBOX_OPEN', false),
+    alimtalkShortLink: boolVar(env, 'SUNAP_ALIMTALK_SHORT_LINK', false),
     metricsToken,
     http: {
       requestTimeoutMs,

@@ -73,3 +73,28 @@ export function parseKstCompact(s: string): number | null {
   return n - KST_OFFSET_MS;
 }
 
+
+/** yyyy-MM-dd of a moment, in KST (a due date, "today"). */
+export function kstDate(ms: number): string {
+  return kstIso(ms).slice(0, 10);
+}
+
+/** Whether a string is a real yyyy-MM-dd date (2026-02-30 is not). */
+export function isCalendarDate(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const back = new Date(Date.UTC(y, mo - 1, d));
+  return back.getUTCFullYear() === y && back.getUTCMonth() === mo - 1 && back.getUTCDate() === d;
+}
+
+/** Midnight KST that starts a yyyy-MM-dd day, as epoch milliseconds. */
+export function kstDayStart(date: string): number {
+  const [y, mo, d] = date.split('-').map(Number) as [number, number, number];
+  return Date.UTC(y, mo - 1, d) - KST_OFFSET_MS;
+}
+
+/** A yyyy-MM-dd date moved by whole days (negative: earlier). */
+export function addDays(date: string, days: number): string {
+  return kstDate(kstDayStart(date) + days * 86_400_000);
+}

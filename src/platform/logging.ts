@@ -22,12 +22,14 @@ export const REDACT_PATHS = [
 /**
  * A request's path as logged: no query string (the payment page's token rides there), and
  * the path segments that open something by themselves blanked: invoice numbers (`/pay/INV…`
- * and the public lookup open the invoice and its payment link) and console invite tokens.
+ * and the public lookup open the invoice and its payment link), console invite tokens and the
+ * codes of short payment links (`/s/…`).
  */
 export function redactUrl(url: string): string {
   return url.split('?')[0]!
     .replace(/(\/sales\/public\/bill\/)[^/]+/i, '$1[redacted]')
     .replace(/(\/console\/invite\/)[^/]+/i, '$1[redacted]')
+    .replace(/^(\/s\/)[^/]+/, '$1[redacted]')
     .replace(/\/INV[^/]*/g, '/INV[redacted]');
 }
 

@@ -14,9 +14,10 @@ type Env = Record<string, string | undefined>;
 export type CardProcessorSettings =
   | { kind: 'sandbox' }
   | { kind: 'toss'; clientKey: string; secretKey: string; baseUrl: string; testCode?: string; sdkUrl: string }
-  | { kind: 'toss-keyin'; secretKey: string; baseUrl: string; testCode?: string };
+  | { kind: 'toss-keyin'; secretKey: string; baseUrl: string; testCode?: string }
+  | { kind: 'portone'; apiSecret: string; storeId: string; channelKey: string; webhookSecret: string };
 
-export const CARD_PROCESSOR_KINDS = ['sandbox', 'toss', 'toss-keyin'] as const;
+export const CARD_PROCESSOR_KINDS = ['sandbox', 'toss', 'toss-keyin', 'portone'] as const;
 
 export type MessagingSettings =
   | { kind: 'sandbox' }
@@ -26,9 +27,10 @@ export const TOSS_API_URL = 'https://api.tosspayments.com';
 /** Toss's browser SDK v2 (the payment window). */
 export const TOSS_SDK_URL = 'https://js.tosspayments.com/v2/standard';
 export const SOLAPI_API_URL = 'https://api.solapi.com';
+export const PORTONE_API_URL = 'https://api.portone.io';
 
 /** The variables that hold secrets: never printed, logged or stored. */
-export const SECRET_VARIABLES = ['SUNAP_SECRET_KEY', 'SUNAP_TOSS_SECRET_KEY', 'SUNAP_SOLAPI_API_SECRET'] as const;
+export const SECRET_VARIABLES = ['SUNAP_SECRET_KEY', 'SUNAP_TOSS_SECRET_KEY', 'SUNAP_SOLAPI_API_SECRET', 'SUNAP_PORTONE_API_SECRET', 'SUNAP_PORTONE_WEBHOOK_SECRET'] as const;
 
 function value(env: Env, name: string): string {
   return env[name]?.trim() ?? '';
@@ -61,8 +63,9 @@ function required(env: Env, name: string, problems: string[], check: (v: string)
 export function loadCardProcessor(env: Env, problems: string[]): CardProcessorSettings {
   const kind = value(env, 'SUNAP_CARD_PROCESSOR') || 'sandbox';
   if (kind === 'sandbox') return { kind };
+  if (kind === 'portone') return loadPortone(env, problems);
   if (kind !== 'toss' && kind !== 'toss-keyin') {
-    problems.push(`SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments' payment window) or toss-keyin (its card-number API, by contract only), got "${kind}"`);
+    problems.push(`SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments' payment window), toss-keyin (its card-number API, by contract only) or portone (PortOne V2's window, any PG), got "${kind}"`);
     return { kind: 'sandbox' };
   }
   const widget = 'a payment widget key (…_gsk_/…_gck_) does not open the payment window; use the keys of the API individual integration';
@@ -82,6 +85,26 @@ export function loadCardProcessor(env: Env, problems: string[]): CardProcessorSe
   // The SDK the payment page loads: Toss's own, or the rehearsal fake's (SUNAP_TOSS_SDK_URL).
   const sdkUrl = providerUrl(env, 'SUNAP_TOSS_SDK_URL', TOSS_SDK_URL, problems);
   return { kind, clientKey, secretKey, baseUrl, sdkUrl, ...extra };
+}
+
+/**
+ * PortOne V2 (docs/going-live.md, "PortOne"): the V2 API secret, the store id, the channel key of
+ * the PG contract the window uses, and the webhook secret its notices are verified with (a
+ * virtual account's deposit arrives only as a notice). Every missing one is named.
+ */
+function loadPortone(env: Env, problems: string[]): CardProcessorSettings {
+  return {
+    kind: 'portone',
+    apiSecret: required(env, 'SUNAP_PORTONE_API_SECRET', problems, (v) => (/^[A-Za-z0-9_\-+/=]{20,500}$/.test(v) ? null : 'must be a PortOne V2 API secret (20 to 500 letters, digits and _ - + / =), from 결제 연동 → 연동 정보 → V2 API')),
+    storeId: required(env, 'SUNAP_PORTONE_STORE_ID', problems, (v) => (/^store-[0-9a-f-]{36}$/.test(v) ? null : 'must be a PortOne store id (store-…)')),
+    channelKey: required(env, 'SUNAP_PORTONE_CHANNEL_KEY', problems, (v) => (/^channel-key-[0-9a-f-]{36}$/.test(v) ? null : 'must be the channel key of a PG channel (channel-key-…)')),
+    webhookSecret: required(env, 'SUNAP_PORTONE_WEBHOOK_SECRET', problems, (v) => (/^whsec_[A-Za-z0-9+/=]{20,200}$/.test(v) ? null : 'must be a PortOne webhook secret (whsec_…)')),
+  };
+}
+
+/** SUNAP_PORTONE_API_URL: PortOne's API for the operator's keys and every store's own (https; the fake in a rehearsal). */
+export function loadPortoneApiUrl(env: Env, problems: string[]): string {
+  return providerUrl(env, 'SUNAP_PORTONE_API_URL', PORTONE_API_URL, problems);
 }
 
 export function loadMessaging(env: Env, problems: string[]): MessagingSettings {

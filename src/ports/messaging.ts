@@ -6,6 +6,23 @@
  */
 export const MESSAGE_CHANNELS = ['ALIMTALK', 'SMS'] as const;
 export type MessageChannel = (typeof MESSAGE_CHANNELS)[number];
+/**
+ * An SMS holds at most this many bytes in EUC-KR; a longer text goes as LMS (docs/invoicing.md,
+ * "SMS or LMS").
+ */
+export const SMS_MAX_BYTES = 90;
+
+/**
+ * A text's length in EUC-KR, which is how carriers count: ASCII is one byte, Hangul and other
+ * characters two (a character EUC-KR lacks counts two as well: only the SMS/LMS choice
+ * depends on it).
+ */
+export function eucKrBytes(text: string): number {
+  let n = 0;
+  for (const ch of text) n += ch.codePointAt(0)! < 0x80 ? 1 : 2;
+  return n;
+}
+
 export const DELIVERY_STATUSES = ['ACCEPTED', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { DeliveryReport, MessageChannel, MessageRequest, MessagingProvider, SendOutcome } from './messaging.js';
+import { eucKrBytes, SMS_MAX_BYTES, type DeliveryReport, type MessageChannel, type MessageRequest, type MessagingProvider, type SendOutcome } from './messaging.js';
 import { callProvider, obj, ProviderUnreachable, str, type ProviderAnswer } from './provider-http.js';
 
 export interface SolapiSettings {
@@ -17,19 +17,8 @@ export interface SolapiSettings {
   timeoutMs: number;
 }
 
-/** SMS up to this many bytes in EUC-KR; longer text goes as LMS. */
-export const SMS_MAX_BYTES = 90;
-
-/**
- * A text's length in EUC-KR, which is how carriers count: ASCII is one byte, Hangul and other
- * characters two (a character EUC-KR lacks counts two as well: only the SMS/LMS choice
- * depends on it).
- */
-export function eucKrBytes(text: string): number {
-  let n = 0;
-  for (const ch of text) n += ch.codePointAt(0)! < 0x80 ? 1 : 2;
-  return n;
-}
+/** The SMS/LMS byte rule is the port's (messaging.ts); re-exported for the adapter's callers. */
+export { eucKrBytes, SMS_MAX_BYTES };
 
 /** `Authorization: HMAC-SHA256 apiKey=…, date=…, salt=…, signature=…`: a new date and salt on every call (a signature is single-use). */
 export function solapiAuthorization(apiKey: string, apiSecret: string, now = new Date()): string {

@@ -82,6 +82,8 @@ forEachEngine('public invoice lookup and page', (engine) => {
       issuedAt: kstIso(inv.created_at),
       paidAt: null,
       canceledAt: null,
+      dueDate: null,
+      overdue: false,
       items: [{ name: '피아노 레슨', price: 100000, qty: 1 }, { name: '교재 <b>', price: 15000, qty: 2 }],
     });
     assert.ok(!r.text.includes('01012345678'), 'the full number never appears');

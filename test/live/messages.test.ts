@@ -130,6 +130,19 @@ forEachEngine('live invoice messages through Solapi', (engine) => {
     assert.deepEqual((await ledger(a, send.id)).map((x) => x.kind), ['RESERVE']);
   });
 
+  test('an SMS invoice goes as Solapi type SMS when the one line with the short link fits 90 bytes, as LMS (the whole text) when the reason is too long', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    await invoice(a, '01012120001', 'SMS');
+    const [short] = f.solapi.to('01012120001');
+    assert.equal(short!.type, 'SMS');
+    assert.match(short!.text, /^\[[^\]]+\] 홍길동님 11월 수강료 128,000원 https:\/\/pay\.example\.com\/s\/[0-9A-Za-z]{12}$/);
+    const id = await createOne(t, a, { sendChannel: 'SMS', reason: '2026년 겨울 방학 특강 및 교재비 청구', members: [{ studentName: '홍길동', studentPhone: '01012120002' }] });
+    await waitSent(t, a, id);
+    const [long] = f.solapi.to('01012120002');
+    assert.equal(long!.type, 'LMS');
+    assert.match(long!.text, /결제하기: https:\/\/pay\.example\.com\/s\/[0-9A-Za-z]{12}$/);
+  });
+
   test('total failure → full refund: delivered on no channel (after acceptance), or refused at once', async () => {
     const a = await newAccount(t, { points: 1000 });
     const failed = await invoice(a, '01044440000', 'ALIMTALK_THEN_SMS');

@@ -147,4 +147,141 @@ forEachEngine('Toss Payments\' window in Chromium (live mode, the fake)', (engin
     assert.equal((await search(seq)).APPROVE_STATUS, 'CANCEL_COMPLETE');
     assert.equal(fakes.toss.window.refunds.get(await orderOf(seq)), 1);
   });
+
+  /** Pays through the window on a phone: the method's button, then the window's choice and button; the page the browser lands on. */
+  async function payInWindow(url: string, method: RegExp, choose: (page: Page) => Promise<void>, button = '128,000원 결제하기', landing: RegExp = /\/checkout\?tid=/) {
+    const { ctx, page, blocked } = await open(VIEWPORTS[0]);
+    await toWindow(page, url, method);
+    await choose(page);
+    await Promise.all([page.waitForURL(landing), page.getByRole('button', { name: button }).click()]);
+    return { ctx, page, blocked };
+  }
+  /** A return the page answers itself (a refusal shows the methods again at the return address). */
+  const RETURNED = /\/checkout\/return\/(success|fail)\?/;
+  const confirmsOf = (orderId: string) => fakes.toss.requests.filter((r) => r.path === '/v1/payments/confirm' && r.json?.orderId === orderId).length;
+  const notice = (body: unknown) => t.post('/processor-events/toss', body);
+
+  test('a virtual account: issued in the window and shown on the page; a forged deposit callback and a forged webhook change nothing; the deposit pays it; a cancel needs the refund account (4010) and refunds to it', async () => {
+    const { seq, url } = await create();
+    const { ctx, page } = await payInWindow(url, /^가상계좌/, async (p) => { await p.getByLabel('입금할 은행').selectOption({ label: '신한은행' }); });
+    let orderId: string;
+    try {
+      const text = (await page.textContent('main'))!;
+      orderId = await orderOf(seq);
+      const o = fakes.toss.window.orders.get(orderId)!;
+      for (const s of ['입금 계좌', '신한은행', o.account!.accountNumber, '128,000원']) assert.ok(text.includes(s), s);
+      for (const vp of VIEWPORTS) {
+        await page.setViewportSize(vp.viewport);
+        await shot(page, 'toss-account', vp);
+      }
+    } finally {
+      await ctx.close();
+    }
+    const issued = await search(seq);
+    assert.deepEqual([issued.APPROVE_STATUS, issued.METHOD_NAME, issued.VBANK_NAME], ['STORE_REQUEST', '가상계좌', '신한은행']);
+    const o = fakes.toss.window.orders.get(orderId)!;
+    const p = await payment(seq);
+    assert.equal(t.app.sunap.box.open(p.vbank_secret_sealed!), o.secret, 'the confirm\'s secret is kept, sealed');
+
+    // A deposit callback with another secret is refused (401); one without a secret too.
+    const forged = await notice({ createdAt: '2026-11-26T10:00:00.000', secret: 'not-the-secret', status: 'DONE', transactionKey: 'f0', orderId });
+    assert.deepEqual([forged.status, forged.body.outcome, forged.body.detail], [401, 'REFUSED', 'secret: does not match the virtual account\'s']);
+    const bare = await notice({ createdAt: '2026-11-26T10:00:01.000', status: 'DONE', transactionKey: 'f1', orderId });
+    assert.equal(bare.status, 401);
+    // A webhook claiming the payment is done is looked up: Toss says it waits, so it still waits.
+    const claim = await notice({ eventType: 'PAYMENT_STATUS_CHANGED', createdAt: '2026-11-26T10:00:02.000', data: { orderId, paymentKey: o.paymentKey, status: 'DONE' } });
+    assert.equal(claim.status, 200);
+    assert.equal((await search(seq)).APPROVE_STATUS, 'STORE_REQUEST', 'a webhook\'s body is never trusted');
+    assert.equal(fakes.toss.window.charges.get(orderId), undefined, 'nothing deposited');
+
+    assert.equal(await fakes.toss.window.deposit(orderId), 200);
+    const paid = await search(seq);
+    assert.deepEqual([paid.APPROVE_STATUS, paid.METHOD_NAME], ['APPROVE_COMPLETE', '가상계좌']);
+    // Toss sends a callback again when it saw no 200: the same bytes answer as before.
+    const again = await notice(fakes.toss.window.notices.at(-1)!.body);
+    assert.deepEqual([again.status, again.body.outcome], [200, 'DUPLICATE']);
+
+    const no = await cancel(seq);
+    assert.equal(rd(no).RESULT_CODE, '4010');
+    assert.equal(o.status, 'DONE', 'Toss was not asked');
+    const yes = await cancel(seq, { REFUND_BANK_CODE: '088', REFUND_ACCOUNT_NO: '110-987-654321', REFUND_HOLDER_NAME: '홍길동' });
+    assert.equal(rd(yes).RESULT_CODE, '0000');
+    assert.equal((await search(seq)).APPROVE_STATUS, 'CANCEL_COMPLETE');
+    assert.deepEqual([o.status, o.refundTo], ['CANCELED', { bank: '88', accountNumber: '110987654321', holderName: '홍길동' }]);
+    assert.equal(fakes.toss.window.refunds.get(orderId), 1);
+  });
+
+  for (const lose of ['hold', '500'] as const) {
+    test(`a confirm made and its answer lost (${lose === 'hold' ? 'never answered' : 'answered 500'}) is settled by a look-up: one confirm, one charge, approved`, async () => {
+      const { seq, url } = await create();
+      fakes.toss.window.loseNextConfirm = lose;
+      const { ctx, page } = await payInWindow(url, /^카드/, (p) => p.getByLabel('KB국민카드').check());
+      try {
+        assert.ok((await page.textContent('main'))!.includes('결제가 완료되었습니다'));
+        // A reload of the success address confirms nothing again.
+        const orderId = await orderOf(seq);
+        await page.goBack();
+        assert.equal(confirmsOf(orderId), 1);
+      } finally {
+        await ctx.close();
+      }
+      const orderId = await orderOf(seq);
+      assert.equal(fakes.toss.window.loseNextConfirm, null, 'the fake lost that confirm\'s answer');
+      assert.equal(fakes.toss.window.charges.get(orderId), 1);
+      assert.equal(confirmsOf(orderId), 1);
+      assert.ok(fakes.toss.requests.some((r) => r.method === 'GET' && r.path === `/v1/payments/orders/${orderId}`), 'looked up by orderId');
+      const d = await search(seq);
+      assert.deepEqual([d.APPROVE_STATUS, d.ISSUER_NAME], ['APPROVE_COMPLETE', 'KB국민카드']);
+    });
+  }
+
+  test('the return address\'s amount tampered: refused without a confirm, nothing charged; the customer can pay again', async () => {
+    const { seq, url } = await create();
+    fakes.toss.window.returnAmountDelta = -127_000;
+    let orderId: string;
+    try {
+      const { ctx, page } = await payInWindow(url, /^카드/, (p) => p.getByLabel('신한카드').check(), undefined, RETURNED);
+      try {
+        assert.equal(new URL(page.url()).searchParams.get('amount'), '1000');
+        assert.match((await page.getByRole('alert').textContent())!, /결제가 승인되지 않았습니다/);
+      } finally {
+        await ctx.close();
+      }
+      orderId = (await db().selectFrom('payment_attempts').select('id').where('payment_id', '=', (await payment(seq)).id).executeTakeFirstOrThrow()).id;
+    } finally {
+      fakes.toss.window.returnAmountDelta = 0;
+    }
+    assert.equal(confirmsOf(orderId), 0, 'no confirm');
+    assert.equal(fakes.toss.window.charges.get(orderId), undefined);
+    assert.equal((await search(seq)).APPROVE_STATUS, 'STORE_REQUEST');
+    const { ctx } = await payInWindow(url, /^카드/, (p) => p.getByLabel('신한카드').check());
+    await ctx.close();
+    assert.equal((await search(seq)).APPROVE_STATUS, 'APPROVE_COMPLETE', 'a new order pays the same payment');
+  });
+
+  test('refused at the confirm (the card company) and a closed window: the reason in Korean, nothing charged; a cancel in Toss\'s dashboard becomes CANCEL_COMPLETE; a forged cancel webhook changes nothing', async () => {
+    const { seq, url } = await create();
+    {
+      const { ctx, page } = await payInWindow(url, /^카드/, (p) => p.getByLabel(/카드사 거절/).check(), undefined, RETURNED);
+      assert.match((await page.getByRole('alert').textContent())!, /카드사에서 승인을 거절했습니다/);
+      await ctx.close();
+    }
+    {
+      const { ctx, page } = await payInWindow(url, /^카드/, async () => {}, '결제창 닫기', RETURNED);
+      assert.match((await page.getByRole('alert').textContent())!, /결제를 취소했습니다/);
+      await ctx.close();
+    }
+    assert.equal((await search(seq)).APPROVE_STATUS, 'STORE_REQUEST');
+    const { ctx } = await payInWindow(url, /^간편결제/, (p) => p.getByLabel('토스페이').check());
+    await ctx.close();
+    const d = await search(seq);
+    assert.deepEqual([d.APPROVE_STATUS, d.METHOD_NAME], ['APPROVE_COMPLETE', '토스페이']);
+    const orderId = await orderOf(seq);
+    const forged = await notice({ eventType: 'PAYMENT_STATUS_CHANGED', createdAt: '2026-11-26T11:00:00.000', data: { orderId, status: 'CANCELED' } });
+    assert.equal(forged.status, 200);
+    assert.equal((await search(seq)).APPROVE_STATUS, 'APPROVE_COMPLETE', 'Toss still holds it paid');
+    assert.equal(await fakes.toss.window.dashboardCancel(orderId), 200);
+    assert.equal((await search(seq)).APPROVE_STATUS, 'CANCEL_COMPLETE');
+    assert.equal(fakes.toss.window.refunds.get(orderId), 1, 'cancelled once, in the dashboard; Sunap did not cancel again');
+  });
 });

@@ -93,7 +93,22 @@ test('SUNAP_CARD_PROCESSOR: toss is the payment window and needs both keys of on
   assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'live_ck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }), /^SUNAP_TOSS_CLIENT_KEY: must be of the same mode as SUNAP_TOSS_SECRET_KEY/);
   assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_gck_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_gsk_abcdefgh12' }), /SUNAP_TOSS_SECRET_KEY: a payment widget key .* SUNAP_TOSS_CLIENT_KEY: a payment widget key/s);
   assert.match(problems({ SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: 'test_sk_abcdefgh12', SUNAP_TOSS_SECRET_KEY: 'test_sk_abcdefgh12' }), /^SUNAP_TOSS_CLIENT_KEY: must be a Toss client key/);
-  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'tosspayments' }), 'SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments\' payment window) or toss-keyin (its card-number API, by contract only), got "tosspayments"');
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'tosspayments' }), 'SUNAP_CARD_PROCESSOR: must be sandbox, toss (Toss Payments\' payment window), toss-keyin (its card-number API, by contract only) or portone (PortOne V2\'s window, any PG), got "tosspayments"');
+  // PortOne V2: every missing variable named at once; each key's format; the API's URL https only, for every store's keys too.
+  assert.equal(problems({ SUNAP_CARD_PROCESSOR: 'portone' }), ['4 problems:', 'SUNAP_PORTONE_API_SECRET: required with this provider', 'SUNAP_PORTONE_STORE_ID: required with this provider',
+    'SUNAP_PORTONE_CHANNEL_KEY: required with this provider', 'SUNAP_PORTONE_WEBHOOK_SECRET: required with this provider'].join('\n  - '));
+  const portone = {
+    SUNAP_CARD_PROCESSOR: 'portone', SUNAP_PORTONE_API_SECRET: 'a'.repeat(20), SUNAP_PORTONE_STORE_ID: `store-${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`,
+    SUNAP_PORTONE_CHANNEL_KEY: `channel-key-${'1'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}`, SUNAP_PORTONE_WEBHOOK_SECRET: `whsec_${'b'.repeat(20)}`,
+  };
+  const ok = load(portone);
+  assert.deepEqual([ok.cardProcessor, ok.portoneApiUrl], [{ kind: 'portone', apiSecret: 'a'.repeat(20), storeId: portone.SUNAP_PORTONE_STORE_ID, channelKey: portone.SUNAP_PORTONE_CHANNEL_KEY, webhookSecret: `whsec_${'b'.repeat(20)}` }, 'https://api.portone.io']);
+  assert.equal(problems({ ...portone, SUNAP_PORTONE_API_SECRET: 'a'.repeat(19) }), 'SUNAP_PORTONE_API_SECRET: must be a PortOne V2 API secret (20 to 500 letters, digits and _ - + / =), from 결제 연동 → 연동 정보 → V2 API');
+  assert.equal(problems({ ...portone, SUNAP_PORTONE_STORE_ID: 'imp12345678' }), 'SUNAP_PORTONE_STORE_ID: must be a PortOne store id (store-…)');
+  assert.equal(problems({ ...portone, SUNAP_PORTONE_CHANNEL_KEY: 'channel-key-x' }), 'SUNAP_PORTONE_CHANNEL_KEY: must be the channel key of a PG channel (channel-key-…)');
+  assert.equal(problems({ ...portone, SUNAP_PORTONE_WEBHOOK_SECRET: `whsec_${'b'.repeat(19)}` }), 'SUNAP_PORTONE_WEBHOOK_SECRET: must be a PortOne webhook secret (whsec_…)');
+  assert.equal(problems({ SUNAP_PORTONE_API_URL: 'http://127.0.0.1:9' }), 'SUNAP_PORTONE_API_URL: must be an https:// URL without credentials, got "http://127.0.0.1:9"');
+  assert.equal(load({ SUNAP_PORTONE_API_URL: 'https://localhost:9704/' }).portoneApiUrl, 'https://localhost:9704');
   // Live mode without a real processor says which ones there are.
   assert.match(problems({ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32), SUNAP_PUBLIC_URL: 'https://pay.example.com' }),
     /SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss \(Toss Payments' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY\) or toss-keyin/);

@@ -5,14 +5,20 @@
  * bearer token.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
+import { acquireServerLock } from '../../src/db/server-lock.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { redactUrl } from '../../src/platform/logging.js';
 import { forEachEngine, paymentBody, seqNo, startApp, TEST_SECRET_KEY, type TestApp } from '../helpers/app.js';
+import { sunapBin } from '../helpers/cli.js';
+import { childEnv, freePort } from '../helpers/process.js';
+import { eventually } from '../helpers/wait.js';
 import { addMember, ownerClient } from '../console/support.js';
 import { billBody, newAccount, waitSent } from '../invoicing/support.js';
 
@@ -121,6 +127,41 @@ test('the SQLite database, its WAL and the sandbox key file are created 0600, in
     } finally {
       await app.close();
     }
+  } finally {
+    process.umask(old);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('sunap serve with SUNAP_SECRET_KEY set (no key file to write): the data folder is created 0700, the database 0600', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sunap-modes-'));
+  try {
+    const data = join(dir, 'data', 'nested');
+    const port = await freePort();
+    const child = spawn(process.execPath, [sunapBin, 'serve'], {
+      env: childEnv({ DATABASE_URL: `sqlite:${join(data, 'sunap.db')}`, PORT: String(port), SUNAP_SECRET_KEY: TEST_SECRET_KEY }), stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      await eventually(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.status === 200, 'the server answering', 30_000);
+      assert.equal(statSync(data).mode & 0o777, 0o700, 'the data folder');
+      assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700, 'a folder created on the way');
+      assert.equal(statSync(join(data, 'sunap.db')).mode & 0o777, 0o600);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the server lock creates its folder 0700 whatever the umask leaves', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sunap-modes-'));
+  const old = process.umask(0o022);
+  try {
+    const lock = acquireServerLock(join(dir, 'data', 'sunap.db'));
+    lock.release();
+    assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
   } finally {
     process.umask(old);
     rmSync(dir, { recursive: true, force: true });

@@ -169,6 +169,32 @@ test('SUNAP_TRUST_PROXY: true is refused with what to set; hop counts and addres
   assert.deepEqual(loadConfig({ ...base, SUNAP_TRUST_PROXY: '10.0.0.5, 10.1.0.0/16,::1' }).trustProxy, ['10.0.0.5', '10.1.0.0/16', '::1']);
 });
 
+test('SUNAP_TRUST_PROXY: a list that covers every address (in one range or in pieces) is refused as "true" is; one address short of it is taken', () => {
+  const base = { SUNAP_SECRET_KEY: TEST_SECRET_KEY, DATABASE_URL: 'sqlite::memory:' };
+  const refused = (list: string, family: string) => assert.throws(() => loadConfig({ ...base, SUNAP_TRUST_PROXY: list }),
+    (e: Error) => e instanceof ConfigError && e.message.startsWith(`SUNAP_TRUST_PROXY: the list covers every ${family} address, so any client could set its own address`)
+      && /list only the proxies in front of Sunap \(e\.g\. 10\.0\.0\.5,10\.1\.0\.0\/16\)/.test(e.message), list);
+  refused('0.0.0.0/1,128.0.0.0/1', 'IPv4');
+  refused('0.0.0.0/0', 'IPv4');
+  refused('10.0.0.5, 0.0.0.0/2,64.0.0.0/2,128.0.0.0/2,192.0.0.0/3,224.0.0.0/3', 'IPv4');
+  refused('::/0', 'IPv6');
+  refused('::/1,8000::/1', 'IPv6');
+  // Fastify matches an IPv4 client against IPv4-mapped ranges (::ffff:0:0/96 or narrower) too.
+  refused('::ffff:0:0/96', 'IPv4');
+  refused('::ffff:0.0.0.0/97,::ffff:128.0.0.0/97', 'IPv4');
+  refused('0.0.0.0/1,::ffff:128.0.0.0/97', 'IPv4');
+  // One address or one bit short of everything: a (very wide) list of proxies, taken as given.
+  for (const list of ['0.0.0.0/1', '0.0.0.0/1,128.0.0.0/2,192.0.0.0/3', '0.0.0.0/1,128.0.0.1/32', '::/1', '::/1,::ffff:0:0/97', '::/1,8000::/2,c000::/3,e000::/4,f000::/5,f800::/6,fc00::/7,fe00::/8,ff00::/9,ff80::/10,ffc0::/11,ffe0::/12,fff0::/13,fff8::/14,fffc::/15,fffe::/16,ffff::/17,ffff:8000::/18', '::ffff:0:0/97', '10.0.0.0/8,::1']) {
+    assert.deepEqual(loadConfig({ ...base, SUNAP_TRUST_PROXY: list }).trustProxy, list.split(','), list);
+  }
+});
+
+test('sunap serve with SUNAP_TRUST_PROXY covering every address exits 2 and says so', async () => {
+  const r = await runSunap(['serve'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', SUNAP_TRUST_PROXY: '0.0.0.0/1,128.0.0.0/1' });
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /configuration error: SUNAP_TRUST_PROXY: the list covers every IPv4 address/);
+});
+
 test('sunap serve with SUNAP_TRUST_PROXY=true exits 2 and says what to set', async () => {
   const r = await runSunap(['serve'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', SUNAP_TRUST_PROXY: 'true' });
   assert.equal(r.code, 2);

@@ -5,7 +5,9 @@ import { randomToken } from '../../platform/crypto.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { checker } from '../../platform/validation.js';
-import { Csrf, digits, field, Str, wholeNumber } from '../forms.js';
+import { decodeCsv, type CsvEncoding } from '../csv-upload.js';
+import { fieldErrorsOf, koreanProblem, type FieldErrors } from '../field-errors.js';
+import { Csrf, digits, field, fileBytes, Str, wholeNumber } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
 import { parseItems, parseRecipients, type RecipientRow } from '../recipients.js';
 import type { ConsoleUser } from '../sessions.js';
@@ -23,7 +25,26 @@ function commonBody(v: CommonValues): Partial<CreateBillBody> {
   if (channel) out.sendChannel = channel;
   if (v.template) out.billTemplateId = v.template;
   if (v.webhookUrl?.trim()) out.webhookUrl = v.webhookUrl.trim();
+  if (v.dueDate?.trim()) out.dueDate = v.dueDate.trim();
   return out;
+}
+
+/** The limits of the shared fields, said in Korean before the API's English would be (src/invoicing/schemas.ts). */
+export const SHARED_LIMITS = { reason: 60, description: 200, webhookUrl: 500 } as const;
+
+/** Every problem of the shared fields at once, beside each field; what the API checks later is asked too, this is what a person fixes first. */
+function sharedProblems(v: CommonValues, tpl: TemplateView | undefined): FieldErrors {
+  const e: FieldErrors = {};
+  const reason = v.reason?.trim() ?? '';
+  if (!reason && !tpl) e.reason = '청구 사유를 적어 주세요 (알림에 보입니다). 템플릿을 고르면 템플릿의 사유를 씁니다.';
+  if (reason.length > SHARED_LIMITS.reason) e.reason = `청구 사유는 ${SHARED_LIMITS.reason}자까지 적을 수 있습니다 (지금 ${reason.length}자).`;
+  const description = v.description?.trim() ?? '';
+  if (description.length > SHARED_LIMITS.description) e.description = `안내 문구는 ${SHARED_LIMITS.description}자까지 적을 수 있습니다 (지금 ${description.length}자).`;
+  const url = v.webhookUrl?.trim() ?? '';
+  if (url.length > SHARED_LIMITS.webhookUrl) e.webhookUrl = `웹훅 주소는 ${SHARED_LIMITS.webhookUrl}자까지입니다.`;
+  else if (url && !/^https?:\/\//.test(url)) e.webhookUrl = '웹훅 주소는 https://로 시작해야 합니다.';
+  if (v.sendChannel && !CHANNELS.some((c) => c === v.sendChannel)) e.sendChannel = '발송 방법을 목록에서 골라 주세요.';
+  return e;
 }
 
 /** `이름:가격[:수량]; ...` of the single form (the CSV's 항목 format). */
@@ -49,63 +70,122 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   // ---- one recipient ------------------------------------------------------------------------
 
-  const single = async (req: FastifyRequest, reply: FastifyReply, values: SingleValues, error?: string, status = 200) => {
+  const single = async (req: FastifyRequest, reply: FastifyReply, values: SingleValues, errors: FieldErrors = {}, status = 200) => {
     const user = userOf(req);
-    const body = singleForm({ csrf: await csrfToken(req, reply), templates: await templates(user), values, error, costs: deps.costs, balance: await inv.invoices.balance(user.tenant.id) });
+    const body = singleForm({ csrf: await csrfToken(req, reply), templates: await templates(user), values, errors, costs: deps.costs, balance: await inv.invoices.balance(user.tenant.id) });
     return renderPage(req, reply, { title: '청구서 보내기', active: 'invoices', body }, status);
   };
 
   app.get('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, querystring: Type.Object({ template: Str(64) }) } }, async (req, reply) =>
     single(req, reply, { requestId: `console-${randomToken(12)}`, template: req.query.template }));
 
+  // Generous limits: a value longer than its field allows comes back beside the field in Korean, never as a bare error page.
   const SingleBody = Type.Object({
-    ...Csrf, name: Str(30), phone: Str(20), guardianPhone: Str(20), amount: Str(20), items: Str(2000), reason: Str(60), description: Str(200),
-    sendChannel: Str(20), template: Str(64), requestId: Str(64), webhookUrl: Str(500),
+    ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000), items: Str(20_000), reason: Str(10_000), description: Str(10_000),
+    sendChannel: Str(100), template: Str(200), requestId: Str(200), webhookUrl: Str(10_000), dueDate: Str(100),
   });
   app.post('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, body: SingleBody } }, async (req, reply) => {
     const user = userOf(req);
     const b = req.body;
     const values: SingleValues = { ...b, requestId: b.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(b.requestId) ? b.requestId : `console-${randomToken(12)}` };
-    const amount = b.amount?.trim() ? wholeNumber(b.amount) : undefined;
-    if (b.amount?.trim() && amount === undefined) return single(req, reply, values, '금액은 숫자로 적어 주세요.', 400);
-    const items = itemsOf(b.items);
-    if (items && 'error' in items) return single(req, reply, values, items.error, 400);
+    const tpl = b.template ? (await templates(user)).find((t) => t.id === b.template) : undefined;
+    const errors = sharedProblems(b, tpl);
+    if (b.template && !tpl) errors.template = '고른 템플릿이 없습니다. 다시 골라 주세요.';
+    const name = b.name?.trim() ?? '';
+    if (!name) errors.name = '받는 분 이름을 적어 주세요.';
+    else if (name.length > 30) errors.name = `이름은 30자까지 적을 수 있습니다 (지금 ${name.length}자).`;
+    const phoneDigits = digits(b.phone);
+    if (!/^\d{10,11}$/.test(phoneDigits)) errors.phone = phoneDigits ? '전화번호는 10~11자리 숫자여야 합니다 (예: 010-1234-5678).' : '전화번호를 적어 주세요.';
     const guardian = digits(b.guardianPhone);
+    if (guardian && !/^\d{10,11}$/.test(guardian)) errors.guardianPhone = '보호자 전화번호는 10~11자리 숫자여야 합니다.';
+    const amount = b.amount?.trim() ? wholeNumber(b.amount) : undefined;
+    if (b.amount?.trim() && (amount === undefined || amount < 100 || amount > 2_147_483_647)) errors.amount = '금액은 100원 이상의 숫자로 적어 주세요 (예: 128,000).';
+    else if (!b.amount?.trim() && !tpl?.amount) errors.amount = '금액을 적어 주세요 (금액이 있는 템플릿을 고르면 비워 둘 수 있습니다).';
+    const items = itemsOf(b.items);
+    if (items && 'error' in items) errors.items = items.error;
+    if (Object.keys(errors).length > 0) return single(req, reply, values, errors, 400);
     const body = {
-      ...commonBody(b), requestId: values.requestId, ...(amount !== undefined ? { amount } : {}), ...(items ? { items } : {}),
-      members: [{ studentName: b.name?.trim() ?? '', studentPhone: digits(b.phone), ...(guardian ? { guardianPhone: guardian } : {}) }],
+      ...commonBody(b), requestId: values.requestId, ...(amount !== undefined ? { amount } : {}), ...(items && !('error' in items) ? { items } : {}),
+      members: [{ studentName: name, studentPhone: phoneDigits, ...(guardian ? { guardianPhone: guardian } : {}) }],
     };
     try {
       // The form's requestId makes a double submit create one invoice, as the API's requestId does.
-      await create(req, user, body, `1명: ${b.name ?? ''}`);
+      await create(req, user, body, `1명: ${name}`);
     } catch (err) {
-      if (err instanceof AppError && err.httpStatus < 500 && err.kind !== 'NOT_FOUND') return single(req, reply, values, err.message, err.httpStatus);
-      throw err;
+      return single(req, reply, values, fieldErrorsOf(err), err instanceof AppError ? err.httpStatus : 400);
     }
     return seeOther(reply, '/console/invoices?notice=created');
   });
 
   // ---- many, from a CSV -----------------------------------------------------------------------
 
-  app.get('/invoices/bulk', { config: { consoleRole: 'manager' }, schema: { hide: true } }, async (req, reply) => {
-    const user = userOf(req);
-    return renderPage(req, reply, { title: 'CSV로 보내기', active: 'invoices', body: bulkForm({ csrf: await csrfToken(req, reply), templates: await templates(user), values: {} }) });
-  });
+  const bulkPage = async (req: FastifyRequest, reply: FastifyReply, values: CommonValues & { csv?: string }, errors: FieldErrors = {}, status = 200) => {
+    const body = bulkForm({ csrf: await csrfToken(req, reply), templates: await templates(userOf(req)), values, errors });
+    return renderPage(req, reply, { title: 'CSV로 보내기', active: 'invoices', body }, status);
+  };
 
-  const preview = async (req: FastifyRequest, reply: FastifyReply, values: CommonValues, csv: string, error?: string) => {
+  app.get('/invoices/bulk', { config: { consoleRole: 'manager' }, schema: { hide: true } }, async (req, reply) => bulkPage(req, reply, {}));
+
+  /** The creation request a send of these rows makes (the preview checks exactly this). */
+  const sendBody = (values: CommonValues, rows: RecipientRow[], tpl: TemplateView | undefined) => {
+    const amountOf = (r: RecipientRow) => r.amount ?? tpl?.amount ?? 0;
+    const itemsOfRow = (r: RecipientRow) => r.items ?? (r.amount === null && tpl?.items.length ? tpl.items : undefined);
+    return {
+      ...commonBody(values), templateType: 'INDIVIDUAL',
+      members: rows.map((r) => ({ studentName: r.name, studentPhone: r.phone, ...(r.guardianPhone ? { guardianPhone: r.guardianPhone } : {}) })),
+      recipientItems: rows.map((r) => {
+        const items = itemsOfRow(r);
+        return { studentName: r.name, studentPhone: r.phone, amount: amountOf(r), ...(items ? { items } : {}) };
+      }),
+    };
+  };
+
+  /**
+   * Reads the rows (a file in any encoding Korean offices save, or pasted text), checks every
+   * shared field and then the whole send as creation would check it, writing nothing. A
+   * problem of the form (a field, the file) brings the form back filled, with each problem
+   * beside its field; problems of rows are the preview's.
+   */
+  const preview = async (req: FastifyRequest, reply: FastifyReply, values: CommonValues, source: { bytes?: Buffer; text: string }) => {
     const user = userOf(req);
-    const tpl = values.template ? (await templates(user)).find((t) => t.id === values.template) : undefined;
-    if (values.template && !tpl) throw new AppError('NOT_FOUND', 'template: no such template');
-    const parsed = parseRecipients(csv, { templateAmount: tpl?.amount ?? null });
-    if (parsed.error) {
-      const body = bulkForm({ csrf: await csrfToken(req, reply), templates: await templates(user), values: { ...values, csv }, error: parsed.error });
-      return { done: await renderPage(req, reply, { title: 'CSV로 보내기', active: 'invoices', body }, 400) };
+    const all = await templates(user);
+    const tpl = values.template ? all.find((t) => t.id === values.template) : undefined;
+    const errors: FieldErrors = sharedProblems(values, tpl);
+    if (values.template && !tpl) errors.template = '고른 템플릿이 없습니다. 다시 골라 주세요.';
+    let csv = source.text;
+    let encoding: CsvEncoding | null = null;
+    if (source.bytes) {
+      const decoded = await decodeCsv(source.bytes);
+      if ('error' in decoded) errors.file = decoded.error;
+      else ({ text: csv, encoding } = decoded);
     }
+    const parsed = errors.file ? { rows: [] as RecipientRow[] } : await parseRecipients(csv, { templateAmount: tpl?.amount ?? null });
+    if (parsed.error) errors[source.bytes ? 'file' : 'csv'] = parsed.error;
+    const good = () => parsed.rows.filter((r) => r.errors.length === 0);
+    if (Object.keys(errors).length === 0 && good().length > 0) {
+      // What the send would refuse, asked now: a row's problem goes to its row, a shared one beside its field.
+      const rows = good();
+      const body = sendBody(values, rows, tpl);
+      try {
+        const schemaProblem = createCheck.firstError(body);
+        if (schemaProblem) throw new AppError('VALIDATION', schemaProblem);
+        await inv.invoices.check(user.tenant, body as CreateBillBody);
+      } catch (err) {
+        const found = fieldErrorsOf(err);
+        const p = err instanceof AppError ? koreanProblem(err.message) : undefined;
+        const row = p && /^(members|recipientItems)\[(\d+)\]/.exec(p.path);
+        if (row) rows[Number(row[2])]!.errors.push(p.message);
+        else Object.assign(errors, found);
+      }
+    }
+    if (Object.keys(errors).length > 0) return { done: await bulkPage(req, reply, { ...values, csv }, errors, 400) };
     const perMessage = costOf(values.sendChannel, tpl);
-    return { rows: parsed.rows, tpl, perMessage, cost: perMessage * parsed.rows.length, show: async (status = 200, err = error) => {
+    const sendable = good();
+    const cost = perMessage * sendable.length;
+    return { rows: parsed.rows, sendable, tpl, perMessage, cost, show: async (status = 200, error?: string) => {
       const body = bulkPreview({
-        csrf: await csrfToken(req, reply), rows: parsed.rows, values, csv, templateAmount: tpl?.amount ?? null, cost: perMessage * parsed.rows.length, perMessage,
-        balance: await inv.invoices.balance(user.tenant.id), error: err,
+        csrf: await csrfToken(req, reply), rows: parsed.rows, values, csv, encoding, templateAmount: tpl?.amount ?? null, cost, perMessage,
+        balance: await inv.invoices.balance(user.tenant.id), error,
       });
       return renderPage(req, reply, { title: 'CSV 미리 보기', active: 'invoices', body }, status);
     } };
@@ -113,41 +193,31 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   const valuesOf = (body: unknown): CommonValues => ({
     reason: field(body, 'reason'), description: field(body, 'description'), sendChannel: field(body, 'sendChannel'), template: field(body, 'template'),
-    webhookUrl: field(body, 'webhookUrl'),
+    webhookUrl: field(body, 'webhookUrl'), dueDate: field(body, 'dueDate'),
   });
 
-  // Multipart (a file) or urlencoded (pasted text); the body is read field by field, checked as text.
+  // Multipart (a file) or urlencoded (pasted text). The multipart limits (src/console/index.ts)
+  // stop a file at CSV_LIMITS.bytes while it streams in; decoding and parsing go a slice per turn.
   app.post('/invoices/bulk/preview', { config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024, schema: { hide: true } }, async (req, reply) => {
-    const file = field(req.body, 'file');
-    const csv = file?.trim() ? file : field(req.body, 'csv') ?? '';
-    const p = await preview(req, reply, valuesOf(req.body), csv);
+    const bytes = fileBytes(req.body, 'file');
+    const p = await preview(req, reply, valuesOf(req.body), bytes && bytes.length > 0 ? { bytes, text: '' } : { text: field(req.body, 'csv') ?? '' });
     return 'done' in p ? p.done : p.show();
   });
 
   app.post('/invoices/bulk', {
     config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024,
-    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(60), description: Str(200), sendChannel: Str(20), template: Str(64), webhookUrl: Str(500) }) },
+    schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(10_000), description: Str(10_000), sendChannel: Str(100), template: Str(200), webhookUrl: Str(10_000), dueDate: Str(100) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const values = valuesOf(req.body);
-    const p = await preview(req, reply, values, req.body.csv ?? '');
+    const p = await preview(req, reply, values, { text: req.body.csv ?? '' });
     if ('done' in p) return p.done;
-    if (p.rows.some((r) => r.errors.length > 0)) return p.show(400);
-    const amountOf = (r: RecipientRow) => r.amount ?? p.tpl?.amount ?? 0;
-    const itemsOfRow = (r: RecipientRow) => r.items ?? (r.amount === null && p.tpl?.items.length ? p.tpl.items : undefined);
-    const body = {
-      ...commonBody(values), templateType: 'INDIVIDUAL',
-      members: p.rows.map((r) => ({ studentName: r.name, studentPhone: r.phone, ...(r.guardianPhone ? { guardianPhone: r.guardianPhone } : {}) })),
-      recipientItems: p.rows.map((r) => {
-        const items = itemsOfRow(r);
-        return { studentName: r.name, studentPhone: r.phone, amount: amountOf(r), ...(items ? { items } : {}) };
-      }),
-    };
+    if (p.rows.some((r) => r.errors.length > 0) || p.sendable.length === 0) return p.show(400);
     try {
-      await create(req, user, body, `${p.rows.length}명`);
+      await create(req, user, sendBody(values, p.sendable, p.tpl), `${p.sendable.length}명`);
     } catch (err) {
-      if (err instanceof AppError && err.httpStatus < 500 && err.kind !== 'NOT_FOUND') return p.show(err.httpStatus, err.message);
-      throw err;
+      const e = fieldErrorsOf(err);
+      return p.show(err instanceof AppError ? err.httpStatus : 400, Object.values(e).join(' '));
     }
     return seeOther(reply, '/console/invoices?notice=created');
   });

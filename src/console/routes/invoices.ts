@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { hasRole, INVOICE_SEND_STATUSES, INVOICE_STATUSES, type InvoiceFilter, type InvoiceListRow } from '../../invoicing/index.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import type { App } from '../../platform/http.js';
-import { kstIso, kstMonthRange } from '../../platform/kst.js';
+import { kstDate, kstIso, kstMonthRange } from '../../platform/kst.js';
 import { streamCsv, type Column } from '../csv.js';
 import { Csrf, cursorParam, parseCursor, Str } from '../forms.js';
 import { csrfToken, renderPage, seeOther, storeKey, userOf, type ConsoleDeps } from '../http.js';
@@ -11,14 +11,18 @@ import { invoiceConfirm, invoiceDetail, invoiceList, type InvoiceDetailView, typ
 
 export const PAGE_SIZE = 50;
 
-const ListQuery = Type.Object({ q: Str(64), status: Str(20), sendStatus: Str(20), month: Str(7), after: Str(100), notice: Str(20) });
+const ListQuery = Type.Object({ q: Str(64), status: Str(20), sendStatus: Str(20), month: Str(7), due: Str(10), after: Str(100), notice: Str(20) });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 const pick = <T extends string>(values: readonly T[], v: string | undefined): T | undefined => (values as readonly string[]).includes(v ?? '') ? (v as T) : undefined;
 
-export function invoiceFilter(q: InvoiceQuery): InvoiceFilter {
+/** `nowMs`: the service clock; `due=overdue` keeps the unpaid whose due date is before today (KST). */
+export function invoiceFilter(q: InvoiceQuery, nowMs: number): InvoiceFilter {
   const range = q.month && /^\d{4}-(0[1-9]|1[0-2])$/.test(q.month) ? kstMonthRange(q.month) : undefined;
-  return { q: q.q?.trim() || undefined, status: pick(INVOICE_STATUSES, q.status), sendStatus: pick(INVOICE_SEND_STATUSES, q.sendStatus), from: range?.[0], to: range?.[1] };
+  return {
+    q: q.q?.trim() || undefined, status: pick(INVOICE_STATUSES, q.status), sendStatus: pick(INVOICE_SEND_STATUSES, q.sendStatus), from: range?.[0], to: range?.[1],
+    overdueBefore: q.due === 'overdue' ? kstDate(nowMs) : undefined,
+  };
 }
 
 function queryString(q: InvoiceQuery, extra: Record<string, string> = {}): string {
@@ -48,6 +52,7 @@ export const INVOICE_COLUMNS: Column<InvoiceListRow>[] = [
   { header: '발송 횟수', value: (r) => Number(r.send_count) },
   { header: '발송 방법', value: (r) => SEND_CHANNEL_LABEL[r.send_channel] },
   { header: 'requestId', value: (r) => r.request_id },
+  { header: '납부 기한', value: (r) => r.due_date },
   { header: '청구 시각', value: (r) => kst(r.created_at) },
   { header: '결제 시각', value: (r) => kst(r.done_at) },
   { header: '취소 시각', value: (r) => kst(r.canceled_at) },
@@ -62,9 +67,9 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const { after, notice, ...query } = req.query;
     const c = parseCursor(after);
     const cursor = c && /^\d+$/.test(c.id) ? { at: c.at, id: Number(c.id) } : undefined;
-    const page = await inv.console.search(user.tenant.id, invoiceFilter(query), cursor, PAGE_SIZE);
+    const page = await inv.console.search(user.tenant.id, invoiceFilter(query, deps.clock.nowMs()), cursor, PAGE_SIZE);
     const body = invoiceList({
-      query, rows: page.rows, canCreate: hasRole(user.member, 'manager'),
+      query, rows: page.rows, today: kstDate(deps.clock.nowMs()), canCreate: hasRole(user.member, 'manager'),
       nextHref: page.next ? `/console/invoices${queryString(query, { after: cursorParam(page.next) })}` : null,
       firstHref: cursor ? `/console/invoices${queryString(query)}` : null, exportHref: `/console/invoices.csv${queryString(query)}`,
     });
@@ -76,7 +81,7 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const { after: _a, notice: _n, ...query } = req.query;
     await deps.audit.record(user, req.ip, 'invoice.export', null, queryString(query));
     const name = `sunap-invoices-${kstIso(deps.clock.nowMs()).slice(0, 10)}.csv`;
-    return streamCsv(reply, name, INVOICE_COLUMNS, inv.console.all(user.tenant.id, invoiceFilter(query)), (err) => req.log.error({ err: err.message }, 'invoice export failed'));
+    return streamCsv(reply, name, INVOICE_COLUMNS, inv.console.all(user.tenant.id, invoiceFilter(query, deps.clock.nowMs())), (err) => req.log.error({ err: err.message }, 'invoice export failed'));
   });
 
   const detail = async (tenantId: string, id: string): Promise<InvoiceDetailView> => inv.invoices.detail(tenantId, id);
@@ -110,9 +115,12 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     app.post(`/invoices/:id/${action}`, { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
       const user = userOf(req);
       const d = await detail(user.tenant.id, req.params.id);
-      if (action === 'cancel') await inv.invoices.cancel(user.tenant.id, d.bill.uniqueId);
-      else await inv.invoices.remove(user.tenant.id, d.bill.uniqueId);
-      await deps.audit.record(user, req.ip, action === 'cancel' ? 'invoice.cancel' : 'invoice.delete', d.bill.uniqueId);
+      // A cancel's audit row commits with the refund, written only by the request that refunded.
+      if (action === 'cancel') await inv.invoices.cancel(user.tenant.id, d.bill.uniqueId, (trx) => deps.audit.recordIn(trx, user, req.ip, 'invoice.cancel', d.bill.uniqueId));
+      else {
+        await inv.invoices.remove(user.tenant.id, d.bill.uniqueId);
+        await deps.audit.record(user, req.ip, 'invoice.delete', d.bill.uniqueId);
+      }
       return seeOther(reply, action === 'cancel' ? `/console/invoices/${d.bill.uniqueId}?notice=canceled` : '/console/invoices?notice=deleted');
     });
   }

@@ -121,7 +121,10 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     // The same service as the API's CANCEL: the full approved amount, its rules and codes; a
     // virtual account's refund account is checked there (4010 without it, 4002 naming a bad field).
     try {
-      await deps.gateway.cancelApproved(user.store, p, Number(p.amount), reason, { bankCode: b.refundBank, accountNumber: b.refundAccount, holderName: b.refundHolder });
+      // The audit row commits with the refund, and only the request that refunded writes one:
+      // repeated or racing submits of the form record the refund once.
+      await deps.gateway.cancelApproved(user.store, p, Number(p.amount), reason, { bankCode: b.refundBank, accountNumber: b.refundAccount, holderName: b.refundHolder },
+        (trx) => deps.audit.recordIn(trx, user, req.ip, 'payment.cancel', p.trans_seqno, reason));
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
       if (err.resultCode === GatewayCodes.REFUND_ACCOUNT) return again('가상계좌 결제는 환불 받을 계좌(은행, 계좌번호, 예금주)를 모두 적어 주세요.');
@@ -130,7 +133,6 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
       if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_HOLDER_NAME')) return again('예금주는 30자까지 적어 주세요.');
       throw err;
     }
-    await deps.audit.record(user, req.ip, 'payment.cancel', p.trans_seqno, reason);
     return seeOther(reply, `/console/payments/${encodeURIComponent(p.trans_seqno)}?notice=canceled`);
   });
 

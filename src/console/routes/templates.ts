@@ -9,7 +9,7 @@ import { parseItems } from '../recipients.js';
 import { itemsText, templateForm, templateList, type TemplateValues } from '../views/templates.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const FormBody = Type.Object({ ...Csrf, name: Str(40), reason: Str(60), description: Str(200), amount: Str(20), items: Str(2000), sendChannel: Str(20) });
+const FormBody = Type.Object({ ...Csrf, name: Str(40), reason: Str(60), description: Str(200), amount: Str(20), items: Str(2000), sendChannel: Str(20), dueDays: Str(5) });
 
 /** The form as the template service's body (TemplateBody); problems of the text itself come back as a message. */
 function bodyOf(v: TemplateValues): Record<string, unknown> | string {
@@ -26,6 +26,11 @@ function bodyOf(v: TemplateValues): Record<string, unknown> | string {
     out.items = r.items;
   }
   if (v.sendChannel) out.sendChannel = v.sendChannel;
+  if (v.dueDays?.trim()) {
+    const n = wholeNumber(v.dueDays);
+    if (n === undefined) return '납부 기한(발송 후 며칠)은 숫자로 적어 주세요.';
+    out.dueDays = n;
+  }
   return out;
 }
 
@@ -61,7 +66,7 @@ export function templateRoutes(app: App, deps: ConsoleDeps): void {
 
   app.get('/templates/:id', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const t = await svc.get(userOf(req).tenant.id, req.params.id);
-    return form(req, reply, { name: t.name, reason: t.reason, description: t.description ?? '', amount: t.amount === null ? '' : String(t.amount), items: itemsText(t), sendChannel: t.sendChannel ?? '' }, t.id);
+    return form(req, reply, { name: t.name, reason: t.reason, description: t.description ?? '', amount: t.amount === null ? '' : String(t.amount), items: itemsText(t), sendChannel: t.sendChannel ?? '', dueDays: t.dueDays === null ? '' : String(t.dueDays) }, t.id);
   });
 
   app.post('/templates/:id', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: FormBody } }, async (req, reply) => {

@@ -2,6 +2,8 @@ import { SEND_CHANNELS, type TemplateView } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
+import { CSV_LIMITS, ENCODING_LABEL, type CsvEncoding } from '../csv-upload.js';
+import type { FieldErrors } from '../field-errors.js';
 import type { RecipientRow } from '../recipients.js';
 import { num, phone } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
@@ -13,17 +15,37 @@ export interface CommonValues {
   sendChannel?: string;
   template?: string;
   webhookUrl?: string;
+  /** yyyy-MM-dd (the date input's value). */
+  dueDate?: string;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-function common(v: CommonValues, templates: TemplateView[]): SafeHtml {
-  return html`<div class="field"><label for="template">템플릿</label><select id="template" name="template" aria-describedby="template-hint">${option('', '사용 안 함', v.template)}${templates.map((t) => option(t.id, `${t.name} (${t.reason}${t.amount ? `, ${won(t.amount)}` : ''})`, v.template))}</select>
-<span class="hint" id="template-hint">비워 둔 청구 사유·안내·금액·발송 방법을 템플릿이 채웁니다. 적은 값이 우선합니다.</span></div>
-<div class="field"><label for="reason">청구 사유</label><input id="reason" name="reason" maxlength="60" value="${v.reason ?? ''}" aria-describedby="reason-hint"><span class="hint" id="reason-hint">알림에 보입니다 (60자까지)</span></div>
-<div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200">${v.description ?? ''}</textarea></div>
-<div class="field"><label for="sendChannel">발송 방법</label><select id="sendChannel" name="sendChannel">${option('', '템플릿 또는 알림톡', v.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], v.sendChannel))}</select></div>
-<div class="field"><label for="webhookUrl">웹훅 주소 (선택)</label><input id="webhookUrl" name="webhookUrl" type="url" maxlength="500" value="${v.webhookUrl ?? ''}" aria-describedby="webhook-hint"><span class="hint" id="webhook-hint">결제·취소 때 POST를 받을 https:// 주소 (개발자용)</span></div>`;
+/** A field's problem beside it, and the attributes that tie the input to it (or to its hint). */
+function problem(id: string, e: FieldErrors): SafeHtml | '' {
+  return e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : '';
+}
+function describedBy(id: string, e: FieldErrors, hint?: string): SafeHtml | '' {
+  if (e[id]) return html` aria-invalid="true" aria-describedby="${hint ? `${id}-error ${hint}` : `${id}-error`}"`;
+  return hint ? html` aria-describedby="${hint}"` : '';
+}
+
+/** Every problem of the form at once, at its top (each is also beside its field). */
+function summary(e: FieldErrors): SafeHtml | '' {
+  const list = Object.entries(e);
+  if (list.length === 0) return '';
+  return html`<div class="alert" role="alert"><p><strong>고칠 곳이 ${num(list.length)}군데 있습니다.</strong> 적은 내용은 그대로 있습니다.</p>
+<ul>${list.map(([id, m]) => html`<li>${id === 'form' ? m : html`<a href="#${id}">${m}</a>`}</li>`)}</ul></div>`;
+}
+
+function common(v: CommonValues, templates: TemplateView[], e: FieldErrors): SafeHtml {
+  return html`<div class="field"><label for="template">템플릿</label><select id="template" name="template"${describedBy('template', e, 'template-hint')}>${option('', '사용 안 함', v.template)}${templates.map((t) => option(t.id, `${t.name} (${t.reason}${t.amount ? `, ${won(t.amount)}` : ''})`, v.template))}</select>
+${problem('template', e)}<span class="hint" id="template-hint">비워 둔 청구 사유·안내·금액·발송 방법을 템플릿이 채웁니다. 적은 값이 우선합니다.</span></div>
+<div class="field"><label for="reason">청구 사유</label><input id="reason" name="reason" maxlength="60" value="${v.reason ?? ''}"${describedBy('reason', e, 'reason-hint')}>${problem('reason', e)}<span class="hint" id="reason-hint">알림에 보입니다 (60자까지)</span></div>
+<div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200"${describedBy('description', e)}>${v.description ?? ''}</textarea>${problem('description', e)}</div>
+<div class="field"><label for="sendChannel">발송 방법</label><select id="sendChannel" name="sendChannel"${describedBy('sendChannel', e)}>${option('', '템플릿 또는 알림톡', v.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], v.sendChannel))}</select>${problem('sendChannel', e)}</div>
+<div class="field"><label for="dueDate">납부 기한 (선택)</label><input id="dueDate" name="dueDate" type="date" value="${v.dueDate ?? ''}"${describedBy('dueDate', e, 'due-hint')}>${problem('dueDate', e)}<span class="hint" id="due-hint">알림과 결제 화면에 보입니다. 비우면 템플릿의 "발송 후 N일"을 씁니다</span></div>
+<div class="field"><label for="webhookUrl">웹훅 주소 (선택)</label><input id="webhookUrl" name="webhookUrl" type="url" maxlength="500" value="${v.webhookUrl ?? ''}"${describedBy('webhookUrl', e, 'webhook-hint')}>${problem('webhookUrl', e)}<span class="hint" id="webhook-hint">결제·취소 때 POST를 받을 https:// 주소 (개발자용)</span></div>`;
 }
 
 export interface SingleValues extends CommonValues {
@@ -35,67 +57,75 @@ export interface SingleValues extends CommonValues {
   requestId: string;
 }
 
-export function singleForm(v: { csrf: string; templates: TemplateView[]; values: SingleValues; error?: string; costs: { ALIMTALK: number; SMS: number }; balance: number }): SafeHtml {
+export function singleForm(v: { csrf: string; templates: TemplateView[]; values: SingleValues; errors?: FieldErrors; costs: { ALIMTALK: number; SMS: number }; balance: number }): SafeHtml {
   const x = v.values;
+  const e = v.errors ?? {};
   return html`<p><a href="/console/invoices">← 청구서 목록</a></p>
 <h1>청구서 보내기</h1>
 <p class="muted">발송 포인트 ${num(v.balance)}P · 한 통에 알림톡 ${v.costs.ALIMTALK}P, 문자 ${v.costs.SMS}P. <a href="/console/invoices/bulk">여러 명에게는 CSV로</a></p>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<form method="post" action="/console/invoices/new" class="card">
+${summary(e)}
+<form method="post" action="/console/invoices/new" class="card" novalidate>
 ${csrfField(v.csrf)}
 <input type="hidden" name="requestId" value="${x.requestId}">
 <div class="grid2">
-<div class="field"><label for="name">받는 분 이름</label><input id="name" name="name" required maxlength="30" value="${x.name ?? ''}"></div>
-<div class="field"><label for="phone">전화번호</label><input id="phone" name="phone" type="tel" inputmode="numeric" required maxlength="13" value="${x.phone ?? ''}"></div>
-<div class="field"><label for="guardianPhone">보호자 전화번호 (선택)</label><input id="guardianPhone" name="guardianPhone" type="tel" inputmode="numeric" maxlength="13" value="${x.guardianPhone ?? ''}" aria-describedby="guardian-hint"><span class="hint" id="guardian-hint">있으면 이 번호로 보냅니다</span></div>
-<div class="field"><label for="amount">금액 (원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"></div>
+<div class="field"><label for="name">받는 분 이름</label><input id="name" name="name" required maxlength="30" value="${x.name ?? ''}"${describedBy('name', e)}>${problem('name', e)}</div>
+<div class="field"><label for="phone">전화번호</label><input id="phone" name="phone" type="tel" inputmode="numeric" required maxlength="13" value="${x.phone ?? ''}"${describedBy('phone', e)}>${problem('phone', e)}</div>
+<div class="field"><label for="guardianPhone">보호자 전화번호 (선택)</label><input id="guardianPhone" name="guardianPhone" type="tel" inputmode="numeric" maxlength="13" value="${x.guardianPhone ?? ''}"${describedBy('guardianPhone', e, 'guardian-hint')}>${problem('guardianPhone', e)}<span class="hint" id="guardian-hint">있으면 이 번호로 보냅니다</span></div>
+<div class="field"><label for="amount">금액 (원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"${describedBy('amount', e)}>${problem('amount', e)}</div>
 </div>
-${common(x, v.templates)}
-<div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}" aria-describedby="items-hint"><span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분 (예: 교재:15000; 레슨:100000). 합계가 금액과 같아야 합니다</span></div>
+${common(x, v.templates, e)}
+<div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}"${describedBy('items', e, 'items-hint')}>${problem('items', e)}<span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분 (예: 교재:15000; 레슨:100000). 합계가 금액과 같아야 합니다</span></div>
+${e.form ? html`<p class="field-error">${e.form}</p>` : ''}
 <button class="btn" type="submit">보내기</button>
 </form>`;
 }
 
-export function bulkForm(v: { csrf: string; templates: TemplateView[]; values: CommonValues & { csv?: string }; error?: string }): SafeHtml {
+export function bulkForm(v: { csrf: string; templates: TemplateView[]; values: CommonValues & { csv?: string }; errors?: FieldErrors }): SafeHtml {
+  const e = v.errors ?? {};
   return html`<p><a href="/console/invoices">← 청구서 목록</a></p>
 <h1>CSV로 여러 명에게 보내기</h1>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${summary(e)}
 <section class="card"><h2>CSV 형식</h2>
-<p>한 줄에 한 명: <strong>이름, 전화번호, 금액</strong>, 선택으로 <strong>보호자 전화번호, 항목</strong>. 첫 줄에 열 이름(이름, 전화번호, 금액, 보호자 전화번호, 항목)을 쓰면 순서는 자유입니다. 항목은 <code>교재:15000; 레슨:100000:2</code>처럼 적습니다. 엑셀에서 "CSV UTF-8"로 저장하세요.</p>
+<p>한 줄에 한 명: <strong>이름, 전화번호, 금액</strong>, 선택으로 <strong>보호자 전화번호, 항목</strong>. 첫 줄에 열 이름(이름, 전화번호, 금액, 보호자 전화번호, 항목)을 쓰면 순서는 자유이고, 없으면 이 순서로 읽습니다. 항목은 <code>교재:15000; 레슨:100000:2</code>처럼 적습니다.</p>
+<p>엑셀의 "CSV"(CP949), "CSV UTF-8", "유니코드 텍스트"(UTF-16, 탭 구분)를 모두 읽습니다. 한 번에 ${num(CSV_LIMITS.rows)}명, ${CSV_LIMITS.bytes / 1024 / 1024}MB까지입니다.</p>
 <pre class="secret">이름,전화번호,금액
 홍길동,010-1234-5678,128000
 김영희,01098765432,98000</pre></section>
-<form method="post" action="/console/invoices/bulk/preview" enctype="multipart/form-data" class="card">
+<form method="post" action="/console/invoices/bulk/preview" enctype="multipart/form-data" class="card" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="file">CSV 파일</label><input id="file" name="file" type="file" accept=".csv,text/csv"></div>
-<div class="field"><label for="csv">또는 붙여넣기</label><textarea id="csv" name="csv" rows="8">${v.values.csv ?? ''}</textarea></div>
-${common(v.values, v.templates)}
+<div class="field"><label for="file">CSV 파일</label><input id="file" name="file" type="file" accept=".csv,.txt,text/csv,text/plain"${describedBy('file', e)}>${problem('file', e)}</div>
+<div class="field"><label for="csv">또는 붙여넣기</label><textarea id="csv" name="csv" rows="8"${describedBy('csv', e, 'csv-hint')}>${v.values.csv ?? ''}</textarea>${problem('csv', e)}<span class="hint" id="csv-hint">파일을 올린 뒤 문제가 있으면 읽은 내용이 여기에 남습니다. 고쳐서 다시 미리 보세요.</span></div>
+${common(v.values, v.templates, e)}
 <button class="btn" type="submit">미리 보기</button>
 </form>`;
 }
 
 export function bulkPreview(v: {
-  csrf: string; rows: RecipientRow[]; values: CommonValues; csv: string; templateAmount: number | null; cost: number; perMessage: number; balance: number; error?: string;
+  csrf: string; rows: RecipientRow[]; values: CommonValues; csv: string; encoding: CsvEncoding | null; templateAmount: number | null; cost: number; perMessage: number; balance: number; error?: string;
 }): SafeHtml {
   const bad = v.rows.filter((r) => r.errors.length > 0);
-  const total = v.rows.reduce((s, r) => s + (r.amount ?? v.templateAmount ?? 0), 0);
+  // The totals count only the rows a send would send.
+  const good = v.rows.filter((r) => r.errors.length === 0);
+  const total = good.reduce((s, r) => s + (r.amount ?? v.templateAmount ?? 0), 0);
   const short = v.cost > v.balance;
-  const sendable = bad.length === 0 && !short && v.rows.length > 0;
+  const sendable = bad.length === 0 && !short && good.length > 0;
   return html`<p><a href="/console/invoices/bulk">← 다시 올리기</a></p>
-<h1>미리 보기: ${num(v.rows.length)}명</h1>
+<h1>미리 보기: ${num(good.length)}명${bad.length ? html` <span class="muted">(문제 ${num(bad.length)}행)</span>` : ''}</h1>
+${v.encoding ? html`<p class="muted">파일을 ${ENCODING_LABEL[v.encoding]}로 읽었습니다. 이름이 이상하게 보이면 엑셀에서 "CSV UTF-8"로 저장해 다시 올려 주세요.</p>` : ''}
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-${bad.length ? html`<div class="alert" role="alert"><p>${num(bad.length)}개 행에 문제가 있습니다. CSV를 고쳐 다시 올려 주세요.</p></div>` : ''}
+${bad.length ? html`<div class="alert" role="alert"><p>${num(bad.length)}개 행에 문제가 있습니다 (표의 "확인" 열). CSV를 고쳐 다시 올려 주세요. 합계에는 문제없는 ${num(good.length)}명만 셌습니다.</p></div>` : ''}
 <div class="stats">
-<div class="stat"><p class="label">받는 분</p><p class="value">${num(v.rows.length)}명</p></div>
+<div class="stat"><p class="label">받는 분</p><p class="value">${num(good.length)}명</p>${bad.length ? html`<p class="sub">문제 ${num(bad.length)}행 제외</p>` : ''}</div>
 <div class="stat"><p class="label">청구 합계</p><p class="value">${won(total)}</p></div>
 <div class="stat"><p class="label">필요한 포인트</p><p class="value">${num(v.cost)}P</p><p class="sub">한 통 ${v.perMessage}P</p></div>
 <div class="stat"><p class="label">보유 포인트</p><p class="value">${num(v.balance)}P</p>${short ? html`<p class="sub"><a href="/console/points">${num(v.cost - v.balance)}P 부족: 충전하기</a></p>` : ''}</div>
 </div>
-${tableRegion('받는 분 미리 보기', html`<table class="list"><thead><tr><th scope="col">행</th><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th><th scope="col">확인</th></tr></thead>
-<tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td>${r.line}</td><td>${r.name}</td><td>${phone(r.phone)}</td><td>${phone(r.guardianPhone)}</td>
+${tableRegion('받는 분 미리 보기', html`<table class="list preview"><thead><tr><th scope="col">행</th><th scope="col">확인</th><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col" class="num">금액</th><th scope="col">보호자</th><th scope="col">항목</th></tr></thead>
+<tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td>${r.line}</td>
+<td class="wrap">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td><td>${r.name}</td><td>${phone(r.phone)}</td>
 <td class="num">${r.amount !== null ? won(r.amount) : v.templateAmount !== null ? html`${won(v.templateAmount)} <span class="muted">(템플릿)</span>` : ''}</td>
-<td class="wrap">${r.items ? r.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ') : ''}</td>
-<td class="wrap">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td></tr>`)}</tbody></table>`)}
+<td>${phone(r.guardianPhone)}</td>
+<td class="wrap">${r.items ? r.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ') : ''}</td></tr>`)}</tbody></table>`)}
 ${sendable ? html`<form method="post" action="/console/invoices/bulk" class="actions">
 ${csrfField(v.csrf)}
 <input type="hidden" name="csv" value="${v.csv}">
@@ -104,6 +134,7 @@ ${csrfField(v.csrf)}
 <input type="hidden" name="sendChannel" value="${v.values.sendChannel ?? ''}">
 <input type="hidden" name="template" value="${v.values.template ?? ''}">
 <input type="hidden" name="webhookUrl" value="${v.values.webhookUrl ?? ''}">
-<button class="btn" type="submit">${num(v.rows.length)}명에게 보내기 (${num(v.cost)}P)</button>
+<input type="hidden" name="dueDate" value="${v.values.dueDate ?? ''}">
+<button class="btn" type="submit">${num(good.length)}명에게 보내기 (${num(v.cost)}P)</button>
 </form>` : ''}`;
 }

@@ -11,16 +11,24 @@ const SEND_TONE: Record<InvoiceSendStatus, string> = { WAITING: 'warn', SENT: 'o
 export const invoiceBadge = (s: InvoiceStatus) => html`<span class="badge ${STATUS_TONE[s]}">${INVOICE_STATUS_LABEL[s]}</span>`;
 export const sendBadge = (s: InvoiceSendStatus) => html`<span class="badge ${SEND_TONE[s]}">${INVOICE_SEND_STATUS_LABEL[s]}</span>`;
 
+/** The due date, flagged when the invoice is unpaid past it (the due date itself is on time). */
+export function dueCell(r: { status: InvoiceStatus; due_date: string | null }, today: string): SafeHtml | string {
+  if (!r.due_date) return '-';
+  return r.status === 'PENDING' && r.due_date < today ? html`${r.due_date} <span class="badge bad">기한 지남</span>` : r.due_date;
+}
+
 export interface InvoiceQuery {
   q?: string;
   status?: string;
   sendStatus?: string;
   month?: string;
+  /** 'overdue': only the unpaid past their due date. */
+  due?: string;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; nextHref: string | null; firstHref: string | null; exportHref: string; canCreate: boolean }): SafeHtml {
+export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; today: string; nextHref: string | null; firstHref: string | null; exportHref: string; canCreate: boolean }): SafeHtml {
   const q = v.query;
   const rows = v.rows.map((r) => html`<tr>
 <td><a href="/console/invoices/${r.unique_id}">${r.receiver_name}</a></td>
@@ -29,6 +37,7 @@ export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; ne
 <td class="num">${won(Number(r.amount))}</td>
 <td>${invoiceBadge(r.status)}</td>
 <td>${sendBadge(r.send_status)} <span class="muted">${Number(r.send_count)}회</span></td>
+<td>${dueCell(r, v.today)}</td>
 <td>${when(r.created_at)}</td>
 <td>${when(r.done_at)}</td>
 </tr>`);
@@ -38,12 +47,13 @@ ${v.canCreate ? html`<div class="actions"><a class="btn inline" href="/console/i
 <div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">이름, 전화번호, 청구 사유, requestId, 거래번호</span></div>
 <div class="field"><label for="status">결제 상태</label><select id="status" name="status">${option('', '전체', q.status)}${INVOICE_STATUSES.map((s) => option(s, INVOICE_STATUS_LABEL[s], q.status))}</select></div>
 <div class="field"><label for="sendStatus">발송 상태</label><select id="sendStatus" name="sendStatus">${option('', '전체', q.sendStatus)}${INVOICE_SEND_STATUSES.map((s) => option(s, INVOICE_SEND_STATUS_LABEL[s], q.sendStatus))}</select></div>
+<div class="field"><label for="due">납부 기한</label><select id="due" name="due">${option('', '전체', q.due)}${option('overdue', '기한 지남 (미결제)', q.due)}</select></div>
 <div class="field"><label for="month">청구 월</label><input id="month" name="month" type="month" value="${q.month ?? ''}"></div>
 <div class="field"><button class="btn inline" type="submit">검색</button></div>
 </form>
 <div class="actions"><a class="link-btn" href="${v.exportHref}">CSV 내보내기 (검색 결과 전체)</a></div>
 ${v.rows.length === 0 ? html`<p class="card">조건에 맞는 청구서가 없습니다.</p>` : tableRegion('청구서 목록', html`<table class="list"><caption>최신 청구 순</caption>
-<thead><tr><th scope="col">받는 분</th><th scope="col">전화번호</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">결제</th><th scope="col">발송</th><th scope="col">청구 시각</th><th scope="col">결제 시각</th></tr></thead>
+<thead><tr><th scope="col">받는 분</th><th scope="col">전화번호</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">결제</th><th scope="col">발송</th><th scope="col">납부 기한</th><th scope="col">청구 시각</th><th scope="col">결제 시각</th></tr></thead>
 <tbody>${rows}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>`;
 }
@@ -54,7 +64,7 @@ export interface InvoiceDetailView {
     uniqueId: string; transSeqNo: string; status: InvoiceStatus; sendStatus: InvoiceSendStatus; receiver: { name: string; phone: string };
     guardianPhone: string | null; amount: number; reason: string; description: string | null; sendChannel: keyof typeof SEND_CHANNEL_LABEL;
     createDateTime: string; doneDateTime: string | null; canceledDateTime: string | null; sendCount: number; requestId: string | null;
-    billTemplateId: string | null; webhookUrl: string | null;
+    billTemplateId: string | null; webhookUrl: string | null; dueDate: string | null; overdue: boolean;
     items: { name: string; price: number; qty: number; amount: number }[];
   };
   payment: { acceptNumber: string; payCompany: string; installmentMonth: number; paymentDateTime: string; cancelDateTime: string | null } | null;
@@ -69,6 +79,8 @@ export interface DeliveryView {
   attempts: { attempt_no: number; status_code: number | null; error: string | null; duration_ms: number; created_at: number }[];
 }
 
+/** REMINDER: a reminder to the unpaid (a resend made by its schedule or by "remind now"). */
+const SEND_TYPE_LABEL: Record<string, string> = { INITIAL: '최초', RESEND: '재발송', REMINDER: '독촉(REMINDER)' };
 const SEND_RESULT: Record<string, string> = { SUCCESS: '성공', FAILED: '실패', WAITING: '진행 중' };
 const t = (s: string | null) => (s ? s.replace('T', ' ') : '-');
 
@@ -92,6 +104,7 @@ ${actions}
 ${b.guardianPhone ? html`<dt>보호자</dt><dd>${phone(b.guardianPhone)}</dd>` : ''}
 <dt>발송 방법</dt><dd>${SEND_CHANNEL_LABEL[b.sendChannel]}</dd>
 <dt>청구 시각</dt><dd>${t(b.createDateTime)}</dd>
+<dt>납부 기한</dt><dd>${b.dueDate ?? '없음'}${b.overdue ? html` <span class="badge bad">기한 지남</span>` : ''}</dd>
 <dt>결제 시각</dt><dd>${t(b.doneDateTime)}</dd>
 <dt>취소 시각</dt><dd>${t(b.canceledDateTime)}</dd>
 <dt>거래번호</dt><dd>${v.paymentHref ? html`<a href="${v.paymentHref}">${b.transSeqNo}</a>` : b.transSeqNo}</dd>
@@ -111,7 +124,7 @@ ${v.d.payment.cancelDateTime ? html`<dt>취소 시각</dt><dd>${v.d.payment.canc
 </div>
 <section class="card" aria-labelledby="sends-title"><h2 id="sends-title">발송 기록</h2>
 ${v.d.sendHistories.length === 0 ? html`<p class="muted">없음</p>` : tableRegion('발송 기록', html`<table class="list"><thead><tr><th scope="col">종류</th><th scope="col">결과</th><th scope="col">방법</th><th scope="col">받는 번호</th><th scope="col">발송 시각</th><th scope="col">전달</th><th scope="col">오류</th></tr></thead>
-<tbody>${v.d.sendHistories.map((s) => html`<tr><td>${s.sendType === 'RESEND' ? '재발송' : '최초'}</td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td>${s.sendChannel}</td><td>${phone(s.receiverPhone)}</td><td>${t(s.sentAt)}</td><td>${s.deliveryStatus ?? '-'}</td><td class="wrap">${s.errorMessage ?? ''}</td></tr>`)}</tbody></table>`)}
+<tbody>${v.d.sendHistories.map((s) => html`<tr><td>${SEND_TYPE_LABEL[s.sendType] ?? s.sendType}</td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td>${s.sendChannel}</td><td>${phone(s.receiverPhone)}</td><td>${t(s.sentAt)}</td><td>${s.deliveryStatus ?? '-'}</td><td class="wrap">${s.errorMessage ?? ''}</td></tr>`)}</tbody></table>`)}
 </section>
 <section class="card" aria-labelledby="hooks-title"><h2 id="hooks-title">웹훅 전달</h2>
 ${b.webhookUrl ? html`<p class="muted">받는 주소: ${b.webhookUrl}</p>` : html`<p class="muted">이 청구서에는 웹훅 주소가 없습니다.</p>`}

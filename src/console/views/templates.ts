@@ -1,4 +1,4 @@
-import { SEND_CHANNELS, type TemplateView } from '../../invoicing/index.js';
+import { MAX_DUE_DAYS, SEND_CHANNELS, type TemplateView } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
@@ -12,6 +12,7 @@ export interface TemplateValues {
   amount?: string;
   items?: string;
   sendChannel?: string;
+  dueDays?: string;
 }
 
 /** Items as the form shows them: `name:price[:qty]; ...` (the CSV's 항목 format). */
@@ -23,9 +24,9 @@ export function templateList(v: { templates: TemplateView[]; canEdit: boolean })
   return html`<h1>템플릿</h1>
 <p class="muted">자주 보내는 청구 내용을 저장해 두고 청구서를 보낼 때 고릅니다. API에서는 <code>billTemplateId</code>로 씁니다.</p>
 ${v.canEdit ? html`<div class="actions"><a class="btn inline" href="/console/templates/new">새 템플릿</a></div>` : ''}
-${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니다.</p>` : tableRegion('템플릿 목록', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">발송 방법</th><th scope="col">billTemplateId</th><th scope="col">수정 시각</th></tr></thead>
+${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니다.</p>` : tableRegion('템플릿 목록', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">발송 방법</th><th scope="col">납부 기한</th><th scope="col">billTemplateId</th><th scope="col">수정 시각</th></tr></thead>
 <tbody>${v.templates.map((t) => html`<tr><td>${v.canEdit ? html`<a href="/console/templates/${t.id}">${t.name}</a>` : t.name}</td><td class="wrap">${t.reason}</td><td class="num">${t.amount !== null ? won(t.amount) : '-'}</td>
-<td>${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td><code>${t.id}</code></td><td>${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
+<td>${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td>${t.dueDays !== null ? `발송 후 ${t.dueDays}일` : '-'}</td><td><code>${t.id}</code></td><td>${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
@@ -45,6 +46,7 @@ ${csrfField(v.csrf)}
 <div class="field"><label for="amount">금액 (선택, 원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"></div>
 <div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}" aria-describedby="items-hint"><span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분. 합계가 금액과 같아야 합니다</span></div>
 <div class="field"><label for="sendChannel">발송 방법 (선택)</label><select id="sendChannel" name="sendChannel">${option('', '정하지 않음 (알림톡)', x.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], x.sendChannel))}</select></div>
+<div class="field"><label for="dueDays">납부 기한: 발송 후 며칠 (선택)</label><input id="dueDays" name="dueDays" inputmode="numeric" maxlength="3" value="${x.dueDays ?? ''}" aria-describedby="due-days-hint"><span class="hint" id="due-days-hint">0~${MAX_DUE_DAYS}일. 0이면 보내는 날이 기한입니다. 비우면 기한 없음</span></div>
 <button class="btn" type="submit">저장</button>
 </form>
 ${v.id ? html`<form method="post" action="/console/templates/${v.id}/delete" class="actions">${csrfField(v.csrf)}<button class="btn inline danger" type="submit">이 템플릿 삭제</button></form>` : ''}`;

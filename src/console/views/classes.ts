@@ -1,0 +1,88 @@
+import type { ClassMemberView, ClassView } from '../../invoicing/index.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import { won } from '../../platform/format.js';
+import type { RecipientRow } from '../recipients.js';
+import { num, phone, when } from './format.js';
+import { csrfField, tableRegion } from './shell.js';
+
+/** Classes (docs/console.md, "Classes"): the list, a new class from a CSV, one class and its members. */
+
+export function classList(v: { classes: ClassView[]; archived: boolean; canEdit: boolean }): SafeHtml {
+  return html`<h1>${v.archived ? '보관된 반' : '반'}</h1>
+<p class="muted">매달 같은 분들께 청구하는 목록입니다. 예약 발송이 반 전체에 청구서를 보냅니다. 한 분이 여러 반에 있어도 됩니다.</p>
+<div class="actions">${v.canEdit && !v.archived ? html`<a class="btn inline" href="/console/classes/new">새 반</a>` : ''}
+${v.archived ? html`<a class="link-btn" href="/console/classes">반 목록으로</a>` : html`<a class="link-btn" href="/console/classes?archived=1">보관된 반 보기</a>`}</div>
+${v.classes.length === 0 ? html`<p class="card">${v.archived ? '보관된 반이 없습니다.' : '아직 반이 없습니다. CSV로 한 번에 만들 수 있습니다.'}</p>` : tableRegion('반 목록', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col" class="num">인원</th><th scope="col">메모</th><th scope="col">수정 시각</th></tr></thead>
+<tbody>${v.classes.map((c) => html`<tr><td><a href="/console/classes/${c.id}">${c.name}</a></td><td class="num">${num(c.memberCount)}명</td><td class="wrap">${c.memo ?? ''}</td><td>${when(c.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
+}
+
+export interface ClassFormValues {
+  name?: string;
+  memo?: string;
+  csv?: string;
+}
+
+const csvHint = html`<span class="hint" id="csv-hint">한 줄에 한 명: 이름, 전화번호, 금액(비우면 템플릿 금액), 보호자 전화번호, 항목. 첫 줄에 열 이름을 적으면 순서는 자유입니다.</span>`;
+
+/** Row problems of a CSV, in Korean, by line. */
+function rowProblems(rows: RecipientRow[]): SafeHtml | '' {
+  const bad = rows.filter((r) => r.errors.length > 0);
+  if (bad.length === 0) return '';
+  return html`<div class="alert" role="alert"><p><strong>고칠 줄이 ${num(bad.length)}개 있습니다.</strong> 아무것도 저장하지 않았습니다.</p>
+<ul>${bad.slice(0, 50).map((r) => html`<li>${r.line}번째 줄 (${r.name || '이름 없음'}): ${r.errors.join(', ')}</li>`)}</ul>${bad.length > 50 ? html`<p>외 ${num(bad.length - 50)}줄</p>` : ''}</div>`;
+}
+
+export function classNewForm(v: { csrf: string; values: ClassFormValues; error?: string; rows?: RecipientRow[] }): SafeHtml {
+  const x = v.values;
+  return html`<p><a href="/console/classes">← 반 목록</a></p>
+<h1>새 반</h1>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}${v.rows ? rowProblems(v.rows) : ''}
+<form method="post" action="/console/classes" enctype="multipart/form-data" class="card">
+${csrfField(v.csrf)}
+<div class="field"><label for="name">반 이름</label><input id="name" name="name" required maxlength="40" value="${x.name ?? ''}"></div>
+<div class="field"><label for="memo">메모 (선택)</label><input id="memo" name="memo" maxlength="200" value="${x.memo ?? ''}"></div>
+<div class="field"><label for="file">CSV 파일 (선택)</label><input id="file" name="file" type="file" accept=".csv,text/csv" aria-describedby="csv-hint"></div>
+<div class="field"><label for="csv">또는 붙여넣기 (선택)</label><textarea id="csv" name="csv" rows="6" aria-describedby="csv-hint">${x.csv ?? ''}</textarea>${csvHint}</div>
+<button class="btn" type="submit">반 만들기</button>
+</form>`;
+}
+
+export function classDetail(v: { c: ClassView; members: ClassMemberView[]; csrf: string; canEdit: boolean; error?: string; rows?: RecipientRow[]; monthHref: string | null }): SafeHtml {
+  const c = v.c;
+  const id = c.id;
+  const members = v.members.map((m) => html`<tr><td>${m.name}</td><td>${phone(m.phone)}</td><td>${m.guardianPhone ? phone(m.guardianPhone) : '-'}</td>
+<td class="num">${m.amount !== null ? won(m.amount) : html`<span class="muted">템플릿 금액</span>`}</td><td class="wrap">${m.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ')}</td>
+${v.canEdit ? html`<td><form method="post" action="/console/classes/${id}/members/${m.id}/delete">${csrfField(v.csrf)}<button class="link-btn" type="submit" aria-label="${m.name} 빼기">빼기</button></form></td>` : ''}</tr>`);
+  return html`<p><a href="/console/classes">← 반 목록</a></p>
+<h1>${c.name}${c.archived ? html` <span class="badge">보관됨</span>` : ''}</h1>
+${c.memo ? html`<p class="muted">${c.memo}</p>` : ''}
+<div class="actions">${v.monthHref ? html`<a class="btn inline secondary" href="${v.monthHref}">이번 달 한눈에</a>` : ''}
+${v.canEdit ? html`<form method="post" action="/console/classes/${id}/${c.archived ? 'unarchive' : 'archive'}">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">${c.archived ? '보관 해제' : '보관하기'}</button></form>` : ''}</div>
+${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}${v.rows ? rowProblems(v.rows) : ''}
+<section class="card" aria-labelledby="members-title"><h2 id="members-title">받는 분 ${num(v.members.length)}명</h2>
+${v.members.length === 0 ? html`<p class="muted">아직 없습니다. 아래에서 추가하거나 CSV로 올려 주세요.</p>` : tableRegion('받는 분', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th>${v.canEdit ? html`<th scope="col">관리</th>` : ''}</tr></thead>
+<tbody>${members}</tbody></table>`)}
+</section>
+${v.canEdit ? html`<div class="grid2">
+<section class="card" aria-labelledby="add-title"><h2 id="add-title">한 명 추가</h2>
+<form method="post" action="/console/classes/${id}/members">${csrfField(v.csrf)}
+<div class="field"><label for="m-name">이름</label><input id="m-name" name="name" required maxlength="30"></div>
+<div class="field"><label for="m-phone">전화번호</label><input id="m-phone" name="phone" required inputmode="tel" maxlength="20"></div>
+<div class="field"><label for="m-guardian">보호자 전화번호 (선택)</label><input id="m-guardian" name="guardianPhone" inputmode="tel" maxlength="20"></div>
+<div class="field"><label for="m-amount">금액 (선택, 비우면 템플릿 금액)</label><input id="m-amount" name="amount" inputmode="numeric" maxlength="15"></div>
+<button class="btn inline" type="submit">추가</button></form></section>
+<section class="card" aria-labelledby="import-title"><h2 id="import-title">CSV로 올리기</h2>
+<form method="post" action="/console/classes/${id}/import" enctype="multipart/form-data">${csrfField(v.csrf)}
+<div class="field"><label for="file">CSV 파일</label><input id="file" name="file" type="file" accept=".csv,text/csv" aria-describedby="csv-hint"></div>
+<div class="field"><label for="csv">또는 붙여넣기</label><textarea id="csv" name="csv" rows="4" aria-describedby="csv-hint"></textarea>${csvHint}</div>
+<fieldset class="field"><legend>방법</legend>
+<label><input type="radio" name="mode" value="append" checked> 뒤에 추가</label>
+<label><input type="radio" name="mode" value="replace"> 모두 바꾸기</label></fieldset>
+<button class="btn inline" type="submit">올리기</button></form></section>
+</div>
+<section class="card" aria-labelledby="rename-title"><h2 id="rename-title">이름과 메모</h2>
+<form method="post" action="/console/classes/${id}">${csrfField(v.csrf)}
+<div class="field"><label for="name">반 이름</label><input id="name" name="name" required maxlength="40" value="${c.name}"></div>
+<div class="field"><label for="memo">메모</label><input id="memo" name="memo" maxlength="200" value="${c.memo ?? ''}"></div>
+<button class="btn inline secondary" type="submit">저장</button></form></section>` : ''}`;
+}
