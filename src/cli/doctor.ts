@@ -7,6 +7,9 @@ import { ServiceClock } from '../platform/clock.js';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logging.js';
 import { secretKeyWeakness } from '../platform/providers.js';
+import { SecretBox } from '../platform/crypto.js';
+import { ProcessorRegistry, ProcessorUnavailable } from '../gateway/processors.js';
+import { storesOnLiveProcessors } from '../gateway/settings-repository.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -49,6 +52,7 @@ export async function doctor(env: Record<string, string | undefined> = process.e
   checks.push(messaging?.checkCredentials
     ? { name: 'messaging', ...(await messaging.checkCredentials().then((c) => ({ status: c.ok ? 'ok' as const : 'fail' as const, detail: c.detail }))) }
     : { name: 'messaging', status: 'ok', detail: 'sandbox provider: messages go to the sandbox outbox, none is sent' });
+  checks.push(...(await storeProcessorChecks(config, log)));
   checks.push(await publicUrlCheck(config));
   return { ok: checks.every((c) => c.status !== 'fail'), configError: false, checks };
 }
@@ -67,13 +71,46 @@ async function cardProcessorCheck(config: Config, log: ReturnType<typeof createL
   if (kind === 'toss-keyin') adapter = cardProcessorOf(config, noDb, log);
   else {
     const setup = processorSetupOf(config, noDb, log, { sandbox: noDb });
-    const factory = setup.checkout.toss;
+    const id = kind === 'portone' ? 'portone' : 'toss';
+    const factory = setup.checkout[id];
     if (!factory) return { name, status: 'fail', detail: 'toss (the payment window): this build has no Toss checkout adapter; use toss-keyin with a key-in contract, or the sandbox' };
-    adapter = factory(setup.globalKeys.toss ?? {});
+    adapter = factory(setup.globalKeys[id] ?? {});
   }
   if (!adapter?.checkCredentials) return { name, status: 'ok', detail: `${kind}: nothing to prove` };
   const c = await adapter.checkCredentials();
   return { name, status: c.ok ? 'ok' : 'fail', detail: c.detail };
+}
+
+/** How many stores' own processor keys one run proves. */
+const STORE_CHECK_LIMIT = 50;
+
+/**
+ * Each store on a live processor (its own settings: sunap store set-processor, or the console)
+ * proves its keys, its own or the operator's, the same way as the operator's: `store S…
+ * (portone)`. Nothing when the database cannot be read (its own check says why).
+ */
+async function storeProcessorChecks(config: Config, log: ReturnType<typeof createLogger>): Promise<Check[]> {
+  // Opening a SQLite file that is not there would create it: doctor changes nothing.
+  if (config.databaseUrl.startsWith('sqlite:') && config.databaseUrl !== 'sqlite::memory:' && !existsSync(resolve(config.databaseUrl.slice('sqlite:'.length)))) return [];
+  const database = openDatabase(config.databaseUrl, { poolSize: 1 });
+  try {
+    const rows = await storesOnLiveProcessors(database.db, STORE_CHECK_LIMIT).catch(() => []);
+    const registry = new ProcessorRegistry(database.db, new SecretBox(config.secretKey), processorSetupOf(config, database.db, log, { sandbox: null as never }));
+    const checks: Check[] = [];
+    for (const row of rows) {
+      const name = `store ${row.store_code} (${row.processor})`;
+      try {
+        const p = await registry.byId(ProcessorRegistry.processorIdOf(row), row.store_code);
+        const c = p.adapter.checkCredentials ? await p.adapter.checkCredentials() : { ok: true, detail: `${p.id}: nothing to prove` };
+        checks.push({ name, status: c.ok ? 'ok' : 'fail', detail: c.detail });
+      } catch (err) {
+        checks.push({ name, status: 'fail', detail: err instanceof ProcessorUnavailable ? err.message : `its keys cannot be read with this SUNAP_SECRET_KEY (${(err as Error).message})` });
+      }
+    }
+    return checks;
+  } finally {
+    await database.close();
+  }
 }
 
 async function databaseCheck(config: Config): Promise<Check> {

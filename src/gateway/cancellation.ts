@@ -3,7 +3,7 @@ import type { CheckoutProcessorId, RefundAccount } from '../ports/checkout.js';
 import { GatewayCodes as C, GatewayError } from '../platform/errors.js';
 import { bankByCode } from '../ports/banks.js';
 import type { GatewayContext } from './context.js';
-import { alreadyApplied, canApply } from './payment-state.js';
+import { alreadyApplied, canApply, isTerminalPayPath } from './payment-state.js';
 import { ProcessorUnavailable } from './processors.js';
 import * as repo from './repository.js';
 import type { Payment, Store } from './repository.js';
@@ -66,10 +66,17 @@ export async function cancelAtProcessor(ctx: GatewayContext, p: Payment, reason:
  * call made the payment CANCEL_COMPLETE (a repeat or a racing call that found it done does not):
  * one record per refund, whatever the number of requests (the console's audit row).
  */
+/** 4008: a terminal's approval (KIOSK, VAN, CARD) is cancelled on that terminal, never through Sunap. */
+export function terminalRefusal(p: Pick<Payment, 'pay_path'>): GatewayError {
+  return new GatewayError(C.TERMINAL, `TRANS_SEQNO: approved on a terminal (${p.pay_path}); cancel it on that terminal`);
+}
+
 export async function cancelApproved(
   ctx: GatewayContext, store: Store, found: Payment, amount: number, reason: string, given: Partial<RefundAccount> | null = null,
   onCanceled?: (trx: repo.Db, payment: Payment) => Promise<void>,
 ): Promise<Payment> {
+  // Here, not only in the API's route: the console's cancel and an invoice's refund come here too.
+  if (isTerminalPayPath(found.pay_path)) throw terminalRefusal(found);
   let refund: RefundAccount | null = null;
   const check = (p: Payment): 'DONE' | 'GO' => {
     if (alreadyApplied('cancel', p.state)) {

@@ -46,7 +46,8 @@ export async function receiveEvent(ctx: GatewayContext, processor: string, store
   const reading = await adapter.readEvent(raw);
   const now = ctx.clock.nowMs();
   const id = newId();
-  const key = (reading.ok && reading.event.key) || sha256Hex(raw.body.toString('latin1'));
+  // A refused notice is keyed by its body and signature: a processor's retry of the same body, signed anew (Standard Webhooks), is read again.
+  const key = (reading.ok && reading.event.key) || sha256Hex(raw.body.toString('latin1') + (reading.ok ? '' : (raw.headers['webhook-signature'] ?? '')));
   const recorded = await recordEvent(ctx.db, {
     id, processor, store_code: storeCode, event_key: key, event_type: reading.ok ? reading.event.type.slice(0, 100) : 'UNREADABLE',
     order_id: reading.ok ? reading.event.orderId : null, payment_id: null, received_at: now,

@@ -11,7 +11,7 @@ import { urlProblem, type HttpPolicy } from '../platform/urls.js';
 import { checker, dropNulls } from '../platform/validation.js';
 import { breakdown } from './amounts.js';
 import { pay, type PayResult } from './approval.js';
-import { cancelApproved, deletePayment } from './cancellation.js';
+import { cancelApproved, deletePayment, terminalRefusal } from './cancellation.js';
 import { beginCheckout, returnFromWindow, type BeginResult, type ReturnResult } from './checkout.js';
 import type { GatewayContext, PaymentListener } from './context.js';
 import { receiveEvent, type EventAnswer } from './processor-events.js';
@@ -232,9 +232,8 @@ export class GatewayService {
     const b = body as CancelPaymentBody;
     const amount = Number(b.APPROVAL_AMOUNT);
     if (!found) throw new GatewayError(C.NOT_FOUND_CANCEL, 'TRANS_SEQNO: no such transaction');
-    if (isTerminalPayPath(found.pay_path)) {
-      throw new GatewayError(C.TERMINAL, `TRANS_SEQNO: approved on a terminal (${found.pay_path}); cancel it on that terminal`);
-    }
+    // DELETE too: a terminal's approval is refused as such (4008) before any state rule.
+    if (isTerminalPayPath(found.pay_path)) throw terminalRefusal(found);
     if (b.REQUEST_TYPE === 'DELETE') {
       await deletePayment(this.ctx, found, amount);
       return {};

@@ -25,6 +25,11 @@ export async function allStoreKeys(db: Db, storeCode: string): Promise<StoreKeys
   return db.selectFrom('store_processor_keys').selectAll().where('store_code', '=', storeCode).orderBy('processor').execute();
 }
 
+/** Stores with settings of their own on a live processor (sunap doctor proves their keys), at most `limit`. */
+export async function storesOnLiveProcessors(db: Db, limit: number): Promise<Pick<StoreProcessorRow, 'store_code' | 'processor' | 'way'>[]> {
+  return db.selectFrom('store_processors').select(['store_code', 'processor', 'way']).where('processor', '!=', 'sandbox').orderBy('store_code').limit(limit).execute();
+}
+
 /** Methods as stored (a JSON array), in the one canonical order; anything unknown is dropped. */
 export function parseMethods(json: string): PayMethod[] {
   let v: unknown;

@@ -134,7 +134,13 @@ export class PortoneCheckout implements CheckoutProcessor {
     const payment = await this.read(req.orderId, true);
     const windowFailed = req.processorRef?.startsWith(WINDOW_FAILED) ?? false;
     if (!payment) return { status: 'DECLINED', code: 'PAYMENT_NOT_FOUND', message: windowFailed ? '결제를 취소했습니다' : '결제 정보를 찾을 수 없습니다. 다시 결제해 주세요' };
-    const r = this.resultOf(payment);
+    let r: CheckoutResult;
+    try {
+      r = this.resultOf(payment);
+    } catch (err) {
+      // A status Sunap cannot settle now (partially cancelled, unknown): the attempt stays open for the reconcile.
+      throw new OutcomeUnknown((err as Error).message);
+    }
     // The window came back failed and PortOne holds nothing paid or issued: the customer closed it.
     if (r.status === 'PENDING' && windowFailed) return { status: 'DECLINED', code: req.processorRef!.slice(WINDOW_FAILED.length), message: '결제를 취소했습니다' };
     return r;

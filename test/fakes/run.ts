@@ -4,6 +4,10 @@
  * mode wants an https public URL), then prints the environment that points `sunap serve` at
  * them. Stops on Ctrl-C.
  *
+ * Toss's way: its payment window (SDK v2; FAKE_TOSS_WAY=toss, the default), or its card-number
+ * API (FAKE_TOSS_WAY=toss-keyin). The window's deposits and dashboard cancels are made at
+ * https://localhost:9701/_dashboard and posted to Sunap's /processor-events/toss.
+ *
  * Ports: FAKE_TOSS_PORT (9701), FAKE_SOLAPI_PORT (9702), FAKE_FRONT_PORT (8443) forwarding to
  * Sunap's PORT (8080). Certificates: .tmp/tls (created when missing), trusted by Sunap through
  * NODE_EXTRA_CA_CERTS.
@@ -37,15 +41,21 @@ const front = createServer({ key: readFileSync(join(tls, 'server.key')), cert: r
 const frontPort = port('FAKE_FRONT_PORT', 8443);
 await new Promise<void>((r) => front.listen(frontPort, '127.0.0.1', r));
 
+const tossWay = process.env.FAKE_TOSS_WAY === 'toss-keyin' ? 'toss-keyin' : 'toss';
+// Toss posts deposits and webhooks to the address registered in its developer center: Sunap's, behind the front.
+toss.window.webhookUrl = `https://localhost:${frontPort}/processor-events/toss`;
+const tossWindow = tossWay === 'toss' ? { SUNAP_TOSS_CLIENT_KEY: toss.window.clientKey, SUNAP_TOSS_SDK_URL: toss.sdkUrl } : {};
+
 const env = {
   SUNAP_MODE: 'live',
   PORT: String(sunapPort),
   SUNAP_PUBLIC_URL: `https://localhost:${frontPort}`,
   SUNAP_SECRET_KEY: '<64 hex characters: openssl rand -hex 32>',
   NODE_EXTRA_CA_CERTS: join(tls, 'ca.crt'),
-  SUNAP_CARD_PROCESSOR: 'toss-keyin',
+  SUNAP_CARD_PROCESSOR: tossWay,
   SUNAP_TOSS_SECRET_KEY: toss.secretKey,
   SUNAP_TOSS_API_URL: toss.url,
+  ...tossWindow,
   SUNAP_MESSAGING_PROVIDER: 'solapi',
   SUNAP_SOLAPI_API_KEY: FAKE_SOLAPI.apiKey,
   SUNAP_SOLAPI_API_SECRET: FAKE_SOLAPI.apiSecret,
@@ -58,7 +68,9 @@ process.stdout.write([
   `Toss Payments fake  ${toss.url}`,
   `Solapi fake         ${solapi.url}`,
   `HTTPS front         https://localhost:${frontPort} -> http://127.0.0.1:${sunapPort}`,
+  ...(tossWay === 'toss' ? [`Toss dashboard      ${toss.url}/_dashboard (deposit into a virtual account, cancel as in Toss's dashboard)`] : []),
   '',
+  'Browsers: trust .tmp/tls/ca.crt, or open both https addresses once and accept their certificate.',
   'In another terminal, with these variables (the test CA is trusted through NODE_EXTRA_CA_CERTS):',
   '',
   ...Object.entries(env).map(([k, v]) => `export ${k}=${k === 'SUNAP_SECRET_KEY' ? '$(openssl rand -hex 32)' : v}`),

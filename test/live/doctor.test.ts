@@ -8,6 +8,7 @@ import { migrationStatus, openDatabase } from '../../src/db/index.js';
 import { forEachEngine } from '../helpers/app.js';
 import { runSunap } from '../helpers/cli.js';
 import { createTestDatabase } from '../helpers/db.js';
+import { FAKE_TOSS_CLIENT_KEY } from '../fakes/toss.js';
 import { liveEnv, withFakes } from './support.js';
 
 forEachEngine('sunap doctor and the live start checks', (engine) => {
@@ -91,5 +92,26 @@ forEachEngine('sunap doctor and the live start checks', (engine) => {
     assert.equal(sandbox.code, 0, sandbox.stdout);
     assert.match(sandbox.stdout, /^warn {2}secret key +SUNAP_SECRET_KEY has only 1 distinct byte values/m);
     assert.match(sandbox.stdout, /^ok {4}card processor +sandbox card network/m);
+  });
+
+  test('Toss\'s window (SUNAP_CARD_PROCESSOR=toss): doctor proves the secret key with one look-up at the configured API URL and says the client key is the browser SDK\'s to check; a wrong key fails its line; a missing client key is named', async () => {
+    const window = { SUNAP_CARD_PROCESSOR: 'toss', SUNAP_TOSS_CLIENT_KEY: FAKE_TOSS_CLIENT_KEY, SUNAP_TOSS_SDK_URL: f.toss.sdkUrl };
+    const before = f.toss.requests.length;
+    const r = await runSunap(['doctor'], env(window));
+    assert.equal(lines(r.stdout)['card processor'], 'ok', r.stdout);
+    assert.match(r.stdout, new RegExp(`^ok {4}card processor +toss \\(window\\) test keys at ${f.toss.url}: the secret key was accepted; the client key is checked by the browser's SDK \\(${f.toss.sdkUrl}\\)$`, 'm'));
+    const calls = f.toss.requests.slice(before);
+    assert.equal(calls.length, 1);
+    assert.match(`${calls[0]!.method} ${calls[0]!.path}`, /^GET \/v1\/payments\/orders\/sunap-doctor-[0-9a-f-]{36}$/);
+    assert.equal(f.toss.window.orders.size, 0, 'nothing was ordered');
+
+    const wrong = await runSunap(['doctor'], env({ ...window, SUNAP_TOSS_SECRET_KEY: 'test_sk_wrongKey000000000000000' }));
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stdout, /^fail {2}card processor +toss \(window\) test keys at .*: the secret key was refused \(UNAUTHORIZED_KEY\); check SUNAP_TOSS_SECRET_KEY$/m);
+    assert.doesNotMatch(wrong.stdout + wrong.stderr, /wrongKey/);
+
+    const noClient = await runSunap(['doctor'], env({ ...window, SUNAP_TOSS_CLIENT_KEY: '' }));
+    assert.equal(noClient.code, 2);
+    assert.match(noClient.stdout, /^fail {2}configuration +SUNAP_TOSS_CLIENT_KEY: required with this provider$/m);
   });
 });

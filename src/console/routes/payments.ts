@@ -127,6 +127,7 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
         (trx) => deps.audit.recordIn(trx, user, req.ip, 'payment.cancel', p.trans_seqno, reason));
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
+      if (err.resultCode === GatewayCodes.TERMINAL) return again('단말기에서 승인된 결제는 그 단말기에서 취소해 주세요.');
       if (err.resultCode === GatewayCodes.REFUND_ACCOUNT) return again('가상계좌 결제는 환불 받을 계좌(은행, 계좌번호, 예금주)를 모두 적어 주세요.');
       if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_BANK_CODE')) return again('환불 받을 은행을 목록에서 골라 주세요.');
       if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_ACCOUNT_NO')) return again('계좌번호는 숫자 6~20자리로 적어 주세요 (- 포함 가능).');
