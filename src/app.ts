@@ -127,6 +127,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const metrics = createMetrics();
   const worker = new JobWorker(db, database.engine, clock, log, {
     pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency), perStore: config.jobStoreConcurrency,
+    // A platform never gets less than one of its stores would.
+    perPlatform: Math.max(config.jobPlatformConcurrency, config.jobStoreConcurrency),
     // A quarter of the slots stay for stores under their limit; the rest is spare capacity any store may use.
     reserve: Math.max(config.jobStoreConcurrency, Math.ceil(config.jobConcurrency / 4)),
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
