@@ -338,11 +338,13 @@ function operatorWayOf(config: Config): { processor: CheckoutProcessorId; way: P
  */
 function portoneFactory(config: Config, log: Logger): CheckoutFactory {
   const baseUrl = config.portoneApiUrl;
-  return (keys) => {
+  return (keys, scope) => {
     if (!keys.apiSecret || !keys.storeId || !keys.channelKey) {
       throw new ProcessorUnavailable('portone: no API secret, store id and channel key (SUNAP_PORTONE_*, or the store\'s own: sunap store set-processor)');
     }
-    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs }, log);
+    // Each payment names where PortOne posts its notices: the store's own address when the keys are its own.
+    const noticeUrl = `${config.publicUrl}/processor-events/portone${scope?.storeCode ? `/${encodeURIComponent(scope.storeCode)}` : ''}`;
+    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs, noticeUrl }, log);
   };
 }
 
