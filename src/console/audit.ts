@@ -51,6 +51,11 @@ export const AUDIT_ACTIONS = {
   'class.archive': '반 보관',
   'class.unarchive': '반 보관 해제',
   'class.members': '반 인원 변경',
+  'schedule.create': '예약 발송 만들기',
+  'schedule.pause': '예약 발송 일시 정지',
+  'schedule.resume': '예약 발송 다시 시작',
+  // Written by the service itself (actor "system"): a run that found too few points.
+  'schedule.points_short': '예약 발송 포인트 부족',
 } as const;
 
 /** The actor of what the service did by itself (no member did it). */

@@ -20,6 +20,7 @@ import { Invites } from './invites.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { classRoutes } from './routes/classes.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
@@ -94,6 +95,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   invoiceCreateRoutes(app, deps);
   templateRoutes(app, deps);
   classRoutes(app, deps);
+  scheduleRoutes(app, deps);
   pointsRoutes(app, deps);
   deliveryRoutes(app, deps);
   teamRoutes(app, deps);
