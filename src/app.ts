@@ -126,6 +126,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
   const metrics = createMetrics();
   const worker = new JobWorker(db, database.engine, clock, log, {
     pollMs: config.jobPollMs, leaseMs: config.jobLeaseMs, concurrency: config.jobConcurrency, batch: Math.min(64, config.jobConcurrency), perStore: config.jobStoreConcurrency,
+    // A platform never gets less than one of its stores would.
+    perPlatform: Math.max(config.jobPlatformConcurrency, config.jobStoreConcurrency),
     // A quarter of the slots stay for stores under their limit; the rest is spare capacity any store may use.
     reserve: Math.max(config.jobStoreConcurrency, Math.ceil(config.jobConcurrency / 4)),
     onFailure: (kind, final) => metrics.jobFailures.inc({ kind, final: String(final) }),
@@ -334,11 +336,13 @@ function operatorWayOf(config: Config): { processor: CheckoutProcessorId; way: P
  */
 function portoneFactory(config: Config, log: Logger): CheckoutFactory {
   const baseUrl = config.portoneApiUrl;
-  return (keys) => {
+  return (keys, scope) => {
     if (!keys.apiSecret || !keys.storeId || !keys.channelKey) {
       throw new ProcessorUnavailable('portone: no API secret, store id and channel key (SUNAP_PORTONE_*, or the store\'s own: sunap store set-processor)');
     }
-    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs }, log);
+    // Each payment names where PortOne posts its notices: the store's own address when the keys are its own.
+    const noticeUrl = `${config.publicUrl}/processor-events/portone${scope?.storeCode ? `/${encodeURIComponent(scope.storeCode)}` : ''}`;
+    return new PortoneCheckout({ apiSecret: keys.apiSecret, storeId: keys.storeId, channelKey: keys.channelKey, webhookSecret: keys.webhookSecret, baseUrl, timeoutMs: config.outboundTimeoutMs, noticeUrl }, log);
   };
 }
 

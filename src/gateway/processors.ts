@@ -18,8 +18,10 @@ import * as settingsRepo from './settings-repository.js';
  * Adapters come from factories the composition root (src/app.ts) hands in, one per processor id;
  * a processor without a factory is "not available" (ProcessorUnavailable), never a crash.
  */
-export type CheckoutFactory = (keys: ProcessorKeys) => CheckoutProcessor;
-export type KeyInFactory = (keys: ProcessorKeys) => CardProcessor;
+/** `scope.storeCode`: the store whose own keys these are; null for the operator's (PortOne names its notice address by it). */
+export type FactoryScope = { storeCode: string | null };
+export type CheckoutFactory = (keys: ProcessorKeys, scope?: FactoryScope) => CheckoutProcessor;
+export type KeyInFactory = (keys: ProcessorKeys, scope?: FactoryScope) => CardProcessor;
 export type CheckoutFactories = { [K in CheckoutProcessorId]?: CheckoutFactory };
 export type KeyInFactories = { [K in KeyInProcessorId]?: KeyInFactory };
 
@@ -115,7 +117,7 @@ export class ProcessorRegistry {
     const hit = this.cache.get(cacheKey);
     if (hit) return hit;
     const keys = own ? settingsRepo.openKeys(this.box, own) : (this.setup.globalKeys[base] ?? {});
-    const adapter = factory(keys);
+    const adapter = factory(keys, { storeCode: own ? storeCode : null });
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, adapter);
     return adapter;

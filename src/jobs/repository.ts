@@ -34,6 +34,10 @@ const CLAIM_LOCK = 7_150_015;
  * store's slow receivers cannot take the slots the other stores' work needs. Beyond that,
  * `overflow` more jobs may be taken whatever their store: spare capacity the caller can give
  * (a single store's bulk of fast deliveries is not held to `perStore`).
+ * `perPlatform` holds the stores of one platform together the same way (live leases of all its
+ * stores, over every instance), so a platform with many stores cannot take every slot kept for
+ * fairness from another platform's callbacks. Jobs of a store that is not in `stores` have no
+ * platform and only the per-store limit.
  * Claims take turns (on PostgreSQL a transaction-scoped advisory lock, on SQLite the IMMEDIATE
  * write lock), so the counts hold across instances; each claim reads the running jobs per store
  * and the first due jobs by index, never the whole backlog.
@@ -41,7 +45,7 @@ const CLAIM_LOCK = 7_150_015;
  */
 export async function claimJobs(
   db: Kysely<Database>, engine: Engine,
-  c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number; overflow?: number },
+  c: { kinds: string[]; due: number; wall: number; leaseUntil: number; owner: string; limit: number; perStore: number; perPlatform?: number; overflow?: number },
 ): Promise<ClaimedJob[]> {
   if (c.kinds.length === 0 || c.limit <= 0) return [];
   return db.transaction().execute(async (trx) => {
@@ -49,30 +53,62 @@ export async function claimJobs(
     const running = await trx.selectFrom('jobs').select((eb) => ['store_code', eb.fn.countAll<number>().as('n')])
       .where('status', '=', 'PENDING').where('lease_until', '>=', c.wall).where('store_code', 'is not', null).groupBy('store_code').execute();
     const room = new Map(running.map((r) => [r.store_code!, c.perStore - Number(r.n)]));
-    const full = [...room].filter(([, n]) => n <= 0).map(([code]) => code);
-    const due = (exclude: string[], storesOut: string[], limit: number) => {
+    const perPlatform = c.perPlatform;
+    const platformRoom = new Map<string, number>();
+    const platformOf = new Map<string, string>();
+    if (perPlatform !== undefined && running.length) {
+      const rows = await trx.selectFrom('jobs').innerJoin('stores', 'stores.code', 'jobs.store_code')
+        .select((eb) => ['stores.platform_code', eb.fn.countAll<number>().as('n')])
+        .where('jobs.status', '=', 'PENDING').where('jobs.lease_until', '>=', c.wall).groupBy('stores.platform_code').execute();
+      for (const r of rows) platformRoom.set(r.platform_code, perPlatform - Number(r.n));
+    }
+    const fullStores = () => [...room].filter(([, n]) => n <= 0).map(([code]) => code);
+    const fullPlatforms = () => [...platformRoom].filter(([, n]) => n <= 0).map(([code]) => code);
+    const due = (exclude: string[], storesOut: string[], platformsOut: string[], limit: number) => {
       let q = trx.selectFrom('jobs').select(['id', 'kind', 'payload', 'attempts', 'max_attempts', 'store_code'])
         .where('status', '=', 'PENDING').where('run_at', '<=', c.due)
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', c.wall)]))
         .where('kind', 'in', c.kinds);
       if (storesOut.length) q = q.where((eb) => eb.or([eb('store_code', 'is', null), eb('store_code', 'not in', storesOut)]));
+      if (platformsOut.length) {
+        q = q.where((eb) => eb.or([eb('store_code', 'is', null), eb('store_code', 'not in', eb.selectFrom('stores').select('code').where('platform_code', 'in', platformsOut))]));
+      }
       if (exclude.length) q = q.where('id', 'not in', exclude);
       return q.orderBy('run_at').orderBy('id').limit(limit).execute();
     };
-    // Stores at their limit are left out in SQL; the room of the others is kept here.
+    // Stores and platforms at their limit are left out in SQL; the room of the others is kept
+    // here. When this claim fills a store or a platform, the next read leaves it out too, so its
+    // backlog cannot crowd another's later job out of the claim (three reads at most).
     const picked: Awaited<ReturnType<typeof due>> = [];
-    for (const r of await due([], full, c.limit * 4)) {
-      if (picked.length >= c.limit) break;
-      if (r.store_code !== null) {
-        const left = room.get(r.store_code) ?? c.perStore;
-        if (left <= 0) continue;
-        room.set(r.store_code, left - 1);
+    for (let read = 0; read < 3 && picked.length < c.limit; read++) {
+      let skipped = false;
+      const rows = await due(picked.map((r) => r.id), fullStores(), fullPlatforms(), c.limit * 4);
+      if (perPlatform !== undefined) {
+        const unknown = [...new Set(rows.map((r) => r.store_code).filter((s): s is string => s !== null && !platformOf.has(s)))];
+        if (unknown.length) {
+          for (const s of await trx.selectFrom('stores').select(['code', 'platform_code']).where('code', 'in', unknown).execute()) platformOf.set(s.code, s.platform_code);
+        }
       }
-      picked.push(r);
+      for (const r of rows) {
+        if (picked.length >= c.limit) break;
+        if (r.store_code !== null) {
+          const left = room.get(r.store_code) ?? c.perStore;
+          const platform = perPlatform === undefined ? undefined : platformOf.get(r.store_code);
+          const platformLeft = platform === undefined ? Infinity : platformRoom.get(platform) ?? perPlatform!;
+          if (left <= 0 || platformLeft <= 0) {
+            skipped = true;
+            continue;
+          }
+          room.set(r.store_code, left - 1);
+          if (platform !== undefined) platformRoom.set(platform, platformLeft - 1);
+        }
+        picked.push(r);
+      }
+      if (!skipped || rows.length < c.limit * 4) break;
     }
     // Spare capacity counts what this claim already took: `overflow` bounds the whole claim.
     const spare = Math.min(c.overflow ?? 0, c.limit) - picked.length;
-    if (spare > 0) picked.push(...(await due(picked.map((r) => r.id), [], spare)));
+    if (spare > 0) picked.push(...(await due(picked.map((r) => r.id), [], [], spare)));
     if (picked.length === 0) return [];
     // Checked again as it is set: a worker whose lease ran out may settle its job meanwhile (it
     // does not take the claim lock); such a job is not leased out again.

@@ -22,6 +22,8 @@ export interface WorkerOptions {
   batch: number;
   /** A store's jobs running at once over all instances (SUNAP_JOB_STORE_CONCURRENCY); default: no limit. */
   perStore?: number;
+  /** All stores of one platform together (SUNAP_JOB_PLATFORM_CONCURRENCY); default: no limit. */
+  perPlatform?: number;
   /**
    * Slots of this instance kept for stores under their limit: while more than this many are
    * free, the rest may go to any store's due jobs (spare capacity). Default: all of them (the
@@ -155,7 +157,7 @@ export class JobWorker {
     const wall = Date.now();
     return claimJobs(this.db, this.engine, {
       kinds: [...this.jobs.keys()], due: this.clock.nowMs(), wall, leaseUntil: wall + this.opts.leaseMs, owner: this.owner, limit,
-      perStore: this.opts.perStore ?? 1_000_000, overflow,
+      perStore: this.opts.perStore ?? 1_000_000, perPlatform: this.opts.perPlatform, overflow,
     });
   }
 

@@ -54,6 +54,8 @@ export interface Config {
   jobConcurrency: number;
   /** A store's callbacks and webhooks running at once over all instances: one store's slow receivers cannot hold every slot. */
   jobStoreConcurrency: number;
+  /** All stores of one platform together, the same way: many stores of one platform cannot hold every slot kept for fairness. */
+  jobPlatformConcurrency: number;
   /** Outbound attempts (and their answers) are kept this many days; the deliveries stay. */
   deliveryRetentionDays: number;
   /** Time limit of one outbound call (callback, webhook, messaging provider), in milliseconds. */
@@ -347,6 +349,7 @@ export function loadConfig(env: Env = process.env, opts: { keyFile?: boolean } =
     jobLeaseMs: intVar(env, 'SUNAP_JOB_LEASE_MS', 60_000, 1_000, 3_600_000),
     jobConcurrency: intVar(env, 'SUNAP_JOB_CONCURRENCY', 64, 1, 1_000),
     jobStoreConcurrency: intVar(env, 'SUNAP_JOB_STORE_CONCURRENCY', 4, 1, 1_000),
+    jobPlatformConcurrency: intVar(env, 'SUNAP_JOB_PLATFORM_CONCURRENCY', 16, 1, 1_000),
     deliveryRetentionDays: intVar(env, 'SUNAP_DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     outboundTimeoutMs: intVar(env, 'SUNAP_OUTBOUND_TIMEOUT_MS', 10_000, 100, 120_000),
     loginRateLimit: intVar(env, 'SUNAP_LOGIN_RATE_LIMIT', 100, 0, 1_000_000),

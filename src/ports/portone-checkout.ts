@@ -46,6 +46,8 @@ export interface PortoneSettings {
   webhookSecret?: string;
   baseUrl: string;
   timeoutMs: number;
+  /** Where PortOne posts this payment's notices (requestPayment's noticeUrls): /processor-events/portone[/{storeCode}]. */
+  noticeUrl?: string;
   /** For tests: the time the webhook tolerance is measured from. */
   nowMs?: () => number;
 }
@@ -115,6 +117,7 @@ export class PortoneCheckout implements CheckoutProcessor {
       // One way on phones and desktops alike: the window is a page of its own and comes back to redirectUrl (no frames).
       forceRedirect: true, locale: 'KO_KR',
     };
+    if (this.s.noticeUrl) request.noticeUrls = [this.s.noticeUrl];
     if (order.method === 'VIRTUAL_ACCOUNT') request.virtualAccount = { accountExpiry: { validHours: order.accountHours } };
     const sdk = this.sdk();
     return { kind: 'script', scripts: [sdk.url], launcher: PORTONE_LAUNCHER, params: { request, successUrl: order.successUrl, failUrl: order.failUrl }, hosts: sdk.hosts };

@@ -46,6 +46,20 @@ export function fakePortoneStore(): FakePortoneStore {
   };
 }
 
+/**
+ * The rehearsal's store (`npm run fakes`, docs/going-live.md "Rehearse live mode"): fixed keys, so
+ * the README's commands work as printed. Test keys only: they open nothing but this fake.
+ */
+export const FAKE_PORTONE: FakePortoneStore = {
+  storeId: 'store-00000000-0000-4000-8000-000000005a1a',
+  apiSecret: 'sunapRehearsalPortOneV2ApiSecret0000000000',
+  webhookSecret: `whsec_${Buffer.from('sunap rehearsal portone webhooks').toString('base64')}`,
+  channels: [
+    { key: 'channel-key-00000000-0000-4000-8000-00000000c0de', pgProvider: 'INICIS_V2', name: 'KG이니시스' },
+    { key: 'channel-key-00000000-0000-4000-8000-00000000c1ce', pgProvider: 'NICE_V2', name: 'NICE페이먼츠' },
+  ],
+};
+
 type Status = 'READY' | 'VIRTUAL_ACCOUNT_ISSUED' | 'PAID' | 'FAILED' | 'CANCELLED' | 'PARTIAL_CANCELLED';
 
 export interface FakePortonePayment {
@@ -62,6 +76,8 @@ export interface FakePortonePayment {
   payMethod: string;
   customer: Record<string, unknown>;
   redirectUrl: string;
+  /** requestPayment's noticeUrls: where this payment's notices go instead of the store's address. */
+  noticeUrls: string[];
   validHours: number;
   requestedAt: string;
   updatedAt: string;
@@ -183,6 +199,16 @@ export class FakePortone {
       return;
     }
     if (c.method === 'POST' && c.path === '/v2/sdk/payments') return this.send(res, 200, this.sdkRequest(c.json));
+    // The rehearsal's bank (not PortOne's API): the issued accounts, and a deposit into one.
+    if (c.method === 'GET' && c.path === '/fake/accounts') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(accountsPage([...this.payments.values()].filter((p) => p.status === 'VIRTUAL_ACCOUNT_ISSUED')));
+      return;
+    }
+    if (c.method === 'POST' && c.path === '/fake/deposit') {
+      const ok = this.deposit(String(c.json?.paymentId ?? ''));
+      res.writeHead(ok ? 303 : 404, { location: '/fake/accounts', 'content-type': 'text/plain; charset=utf-8' }).end(ok ? '' : 'no open account for that paymentId\n');
+      return;
+    }
     const win = /^\/window\/([A-Za-z0-9-]+)$/.exec(c.path);
     if (win) return this.window(c, res, win[1]!);
     const m = /^\/payments\/([^/]+)(\/pre-register|\/cancel|\/virtual-account\/close)?$/.exec(c.path);
@@ -228,7 +254,7 @@ export class FakePortone {
     const now = iso(Date.now());
     return {
       id, transactionId: randomUUID(), storeId, channel: null, status: 'READY', total: 0, taxFree: 0, paid: 0, cancelled: 0, orderName: '', payMethod: '',
-      customer: {}, redirectUrl: '', validHours: 0, requestedAt: now, updatedAt: now, cancellations: [], preRegistered: false, ...over,
+      customer: {}, redirectUrl: '', noticeUrls: [], validHours: 0, requestedAt: now, updatedAt: now, cancellations: [], preRegistered: false, ...over,
     };
   }
 
@@ -248,7 +274,7 @@ export class FakePortone {
     if (p?.preRegistered && (p.total !== b.totalAmount || p.taxFree !== (b.taxFreeAmount ?? 0))) return { code: 'FAILURE_TYPE_PG', message: '사전 등록된 결제 금액과 다릅니다.', paymentId: b.paymentId };
     const payment = this.newPayment(b.paymentId, store.storeId, {
       ...(p ?? {}), channel, total: b.totalAmount, taxFree: b.taxFreeAmount ?? 0, orderName: b.orderName, payMethod: b.payMethod, customer: b.customer ?? {},
-      redirectUrl: b.redirectUrl, validHours: b.virtualAccount?.accountExpiry?.validHours ?? 72, transactionId: randomUUID(), preRegistered: p?.preRegistered ?? false,
+      redirectUrl: b.redirectUrl, noticeUrls: Array.isArray(b.noticeUrls) ? b.noticeUrls.filter((u: unknown) => typeof u === 'string') : [], validHours: b.virtualAccount?.accountExpiry?.validHours ?? 72, transactionId: randomUUID(), preRegistered: p?.preRegistered ?? false,
     });
     this.payments.set(payment.id, payment);
     this.notify(payment, 'Transaction.Ready');
@@ -367,10 +393,15 @@ export class FakePortone {
     return base;
   }
 
-  /** Posts a Transaction.* webhook to the store's address, signed with its webhook secret. */
+  /** Posts a Transaction.* webhook to the payment's noticeUrls (else the store's address), signed with the store's webhook secret. */
   private notify(p: FakePortonePayment, type: string, cancellationId?: string): void {
     const store = this.stores.find((s) => s.storeId === p.storeId);
-    if (this.webhooksOff || !store?.webhookUrl) return;
+    const targets = p.noticeUrls.length ? p.noticeUrls : store?.webhookUrl ? [store.webhookUrl] : [];
+    if (this.webhooksOff || !store) return;
+    for (const url of targets) this.post(store, p, type, url, cancellationId);
+  }
+
+  private post(store: FakePortoneStore, p: FakePortonePayment, type: string, url: string, cancellationId?: string): void {
     const body = JSON.stringify({ type, timestamp: iso(Date.now()), data: { storeId: store.storeId, paymentId: p.id, transactionId: p.transactionId, ...(cancellationId ? { cancellationId } : {}) } });
     const msgId = `msg_${randomBytes(12).toString('hex')}`;
     const at = new Date();
@@ -378,7 +409,7 @@ export class FakePortone {
     const ts = String(Math.floor(at.getTime() / 1000));
     const entry = { storeId: store.storeId, type, paymentId: p.id, status: 0 };
     this.webhooks.push(entry);
-    const sent = fetch(store.webhookUrl, {
+    const sent = fetch(url, {
       method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': msgId, 'webhook-timestamp': ts, 'webhook-signature': signature },
       signal: AbortSignal.timeout(10_000),
     }).then(async (r) => {
@@ -407,6 +438,12 @@ function sdkSource(origin: string): string {
   };
 })();
 `;
+}
+
+function accountsPage(open: FakePortonePayment[]): string {
+  const rows = open.map((p) => `<li>${esc(VA_BANKS[String(p.method?.bank)] ?? p.method?.bank)} ${esc(p.method?.accountNumber)} · ${esc(p.orderName)} · ${p.total.toLocaleString('ko-KR')}원
+<form method="post" action="/fake/deposit"><input type="hidden" name="paymentId" value="${esc(p.id)}"><button type="submit">입금하기</button></form></li>`).join('');
+  return `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>가상계좌 입금 (포트원 테스트)</title></head><body><main><h1>입금 대기 중인 가상계좌</h1>${rows ? `<ul>${rows}</ul>` : '<p>없습니다.</p>'}</main></body></html>`;
 }
 
 function windowPage(p: FakePortonePayment): string {

@@ -7,8 +7,10 @@
  * Toss's way: its payment window (SDK v2; FAKE_TOSS_WAY=toss, the default), or its card-number
  * API (FAKE_TOSS_WAY=toss-keyin). The window's deposits and dashboard cancels are made at
  * https://localhost:9701/_dashboard and posted to Sunap's /processor-events/toss.
+ * PortOne V2 for a store (sunap store set-processor with the printed keys): its virtual accounts'
+ * deposits are made at https://localhost:9703/fake/accounts.
  *
- * Ports: FAKE_TOSS_PORT (9701), FAKE_SOLAPI_PORT (9702), FAKE_FRONT_PORT (8443) forwarding to
+ * Ports: FAKE_TOSS_PORT (9701), FAKE_SOLAPI_PORT (9702), FAKE_PORTONE_PORT (9703), FAKE_FRONT_PORT (8443) forwarding to
  * Sunap's PORT (8080). Certificates: .tmp/tls (created when missing), trusted by Sunap through
  * NODE_EXTRA_CA_CERTS.
  */
@@ -17,6 +19,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:https';
 import { join, resolve } from 'node:path';
 import { INVOICE_TEMPLATE } from '../../src/invoicing/index.js';
+import { FakePortone, FAKE_PORTONE } from './portone.js';
 import { FakeSolapi, FAKE_SOLAPI } from './solapi.js';
 import { FakeToss } from './toss.js';
 import { ensureTestCa } from './tls.mjs';
@@ -28,6 +31,9 @@ const sunapPort = port('PORT', 8080);
 
 const toss = await new FakeToss().start(port('FAKE_TOSS_PORT', 9701), tls);
 const solapi = await new FakeSolapi({ ...FAKE_SOLAPI, template: INVOICE_TEMPLATE }).start(port('FAKE_SOLAPI_PORT', 9702), tls);
+// PortOne V2: its notices go where PortOne's console would send them (FAKE_PORTONE_WEBHOOK_URL: a store with its own keys has its own address).
+const portone = await new FakePortone([{ ...FAKE_PORTONE, webhookUrl: process.env.FAKE_PORTONE_WEBHOOK_URL ?? `https://localhost:${port('FAKE_FRONT_PORT', 8443)}/processor-events/portone` }])
+  .start(port('FAKE_PORTONE_PORT', 9703), tls);
 
 // The TLS a reverse proxy gives Sunap in production, for the payment links the rehearsal hands out.
 const front = createServer({ key: readFileSync(join(tls, 'server.key')), cert: readFileSync(join(tls, 'server.crt')) }, (req, res) => {
@@ -56,6 +62,7 @@ const env = {
   SUNAP_TOSS_SECRET_KEY: toss.secretKey,
   SUNAP_TOSS_API_URL: toss.url,
   ...tossWindow,
+  SUNAP_PORTONE_API_URL: portone.url,
   SUNAP_MESSAGING_PROVIDER: 'solapi',
   SUNAP_SOLAPI_API_KEY: FAKE_SOLAPI.apiKey,
   SUNAP_SOLAPI_API_SECRET: FAKE_SOLAPI.apiSecret,
@@ -66,31 +73,41 @@ const env = {
 };
 process.stdout.write([
   `Toss Payments fake  ${toss.url}`,
+  `PortOne V2 fake     ${portone.url} (its bank: ${portone.url}/fake/accounts; notices to ${FAKE_PORTONE_WEBHOOK()})`,
   `Solapi fake         ${solapi.url}`,
   `HTTPS front         https://localhost:${frontPort} -> http://127.0.0.1:${sunapPort}`,
   ...(tossWay === 'toss' ? [`Toss dashboard      ${toss.url}/_dashboard (deposit into a virtual account, cancel as in Toss's dashboard)`] : []),
   '',
-  'Browsers: trust .tmp/tls/ca.crt, or open both https addresses once and accept their certificate.',
+  'Browsers: trust .tmp/tls/ca.crt, or open each https address above once and accept its certificate.',
   'In another terminal, with these variables (the test CA is trusted through NODE_EXTRA_CA_CERTS):',
   '',
   ...Object.entries(env).map(([k, v]) => `export ${k}=${k === 'SUNAP_SECRET_KEY' ? '$(openssl rand -hex 32)' : v}`),
+  '',
+  `PortOne for a store (its own keys; or the operator's: SUNAP_CARD_PROCESSOR=portone with SUNAP_PORTONE_API_SECRET, _STORE_ID, _CHANNEL_KEY, _WEBHOOK_SECRET):`,
+  `  npx sunap store set-processor --store-code S... --processor portone --api-secret ${FAKE_PORTONE.apiSecret} --store-id ${FAKE_PORTONE.storeId} --channel-key ${FAKE_PORTONE.channels[0]!.key} --webhook-secret ${FAKE_PORTONE.webhookSecret}`,
+  '  (channel keys: ' + FAKE_PORTONE.channels.map((c) => `${c.key} ${c.name}`).join(', ') + ')',
   '',
   'then: npx sunap doctor && npx sunap serve',
   'Every request the fakes answer is printed below. Ctrl-C stops them.',
   '',
 ].join('\n'));
 
-let shown = { toss: 0, solapi: 0 };
+function FAKE_PORTONE_WEBHOOK(): string {
+  return portone.store.webhookUrl ?? '';
+}
+
+let shown = { toss: 0, solapi: 0, portone: 0 };
 const tick = setInterval(() => {
   for (const r of toss.requests.slice(shown.toss)) process.stdout.write(`toss    ${r.method} ${r.path}\n`);
   for (const r of solapi.requests.slice(shown.solapi)) process.stdout.write(`solapi  ${r.method} ${r.path}${r.query.size ? `?${r.query}` : ''}\n`);
-  shown = { toss: toss.requests.length, solapi: solapi.requests.length };
+  for (const r of portone.calls.slice(shown.portone)) process.stdout.write(`portone ${r.method} ${r.path}\n`);
+  shown = { toss: toss.requests.length, solapi: solapi.requests.length, portone: portone.calls.length };
 }, 500);
 
 const stop = async () => {
   clearInterval(tick);
   front.close();
-  await Promise.all([toss.close(), solapi.close()]);
+  await Promise.all([toss.close(), solapi.close(), portone.close()]);
   process.exit(0);
 };
 process.on('SIGINT', () => void stop());

@@ -4,7 +4,7 @@ import type { Kysely, KyselyPlugin } from 'kysely';
 import type { Database } from '../../src/db/index.js';
 import { claimJobs, countJobsByKind, finishAttempt, insertJob, renewLeases } from '../../src/jobs/repository.js';
 import { forEachEngine } from '../helpers/app.js';
-import { withDatabase } from '../helpers/db.js';
+import { insertStores, withDatabase } from '../helpers/db.js';
 
 /**
  * The queue's SQL read directly, each rule on both sides of its boundary: what is due, what a
@@ -121,6 +121,41 @@ forEachEngine('job claims', (engine) => {
     for (let i = 0; i < 12; i++) await job(k, { storeCode: 'BUSY', runAt: T - 100 + i });
     const quiet = await job(k, { storeCode: 'QUIET', runAt: T });
     assert.deepEqual((await claim([k], { limit: 2, perStore: 1 })).map((j) => j.id), [quiet]);
+  });
+
+  test('a platform with fewer than perPlatform live leases over all its stores gets the difference; at its limit none; another platform is not held', async () => {
+    const k = freshKind();
+    await insertStores(store.db, `${k}/P`, ['p1', 'p2', 'p3', 'p4'].map((s) => `${k}/${s}`), T);
+    await insertStores(store.db, `${k}/Q`, [`${k}/q1`], T);
+    // Platform P runs two jobs (store p1, each store's limit 2): room for one more at perPlatform 3.
+    await job(k, { storeCode: 'p1', leaseUntil: T + 5_000 });
+    await job(k, { storeCode: 'p1', leaseUntil: T });
+    const p = [await job(k, { storeCode: 'p2', runAt: T - 9 }), await job(k, { storeCode: 'p2', runAt: T - 8 }), await job(k, { storeCode: 'p3', runAt: T - 7 }), await job(k, { storeCode: 'p4', runAt: T - 6 })];
+    const q = await job(k, { storeCode: 'q1', runAt: T - 1 });
+    assert.deepEqual((await claim([k], { perStore: 2, perPlatform: 3 })).map((j) => j.id), [p[0], q], 'P one more (its first due), Q its own');
+    assert.deepEqual(await claim([k], { perStore: 2, perPlatform: 3 }), [], 'P at 3: none');
+    // p1's lease at T runs out (wall T + 1): P has room for one again.
+    assert.deepEqual((await claim([k], { perStore: 2, perPlatform: 3, wall: T + 1 })).map((j) => j.id), [p[1]]);
+    // Without a platform limit, the stores' own limits only.
+    const k2 = freshKind();
+    await insertStores(store.db, `${k2}/P`, ['a', 'b'].map((s) => `${k2}/${s}`), T);
+    const free = [await job(k2, { storeCode: 'a', runAt: T - 2 }), await job(k2, { storeCode: 'b', runAt: T - 1 })];
+    assert.deepEqual((await claim([k2], { perStore: 1 })).map((j) => j.id), free);
+  });
+
+  test('a platform filled within one claim does not crowd another platform\'s later job out of it (20 stores, far more due than one read)', async () => {
+    const k = freshKind();
+    const stores = Array.from({ length: 20 }, (_, i) => `${k}/s${i}`);
+    await insertStores(store.db, `${k}/BIG`, stores, T);
+    await insertStores(store.db, `${k}/SMALL`, [`${k}/quiet`], T);
+    for (let round = 0; round < 4; round++) for (let i = 0; i < 20; i++) await job(k, { storeCode: `s${i}`, runAt: T - 1_000 + round * 20 + i });
+    const quiet = await job(k, { storeCode: 'quiet', runAt: T });
+    const got = await claim([k], { limit: 4, perStore: 4, perPlatform: 2 });
+    assert.equal(got.length, 3);
+    assert.equal(got[2]!.id, quiet, 'the small platform\'s job, though 80 of the big one are due earlier');
+    const platforms = await store.db.selectFrom('jobs').innerJoin('stores', 'stores.code', 'jobs.store_code').select('stores.platform_code')
+      .where('jobs.id', 'in', got.map((j) => j.id)).execute();
+    assert.deepEqual(platforms.map((r) => r.platform_code).sort(), [`${k}/BIG`, `${k}/BIG`, `${k}/SMALL`]);
   });
 
   test('a store below its limit is not left out with the full ones', async () => {

@@ -6,7 +6,7 @@ import { defineJob, enqueue } from '../../src/jobs/define.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { ServiceClock } from '../../src/platform/clock.js';
 import { forEachEngine } from '../helpers/app.js';
-import { createTestDatabase } from '../helpers/db.js';
+import { createTestDatabase, insertStores } from '../helpers/db.js';
 import { eventually } from '../helpers/wait.js';
 
 const silent = pino({ level: 'silent' });
@@ -50,8 +50,8 @@ forEachEngine('job fairness', (engine) => {
     });
     return { def, running, peak, ran, release };
   }
-  const workerOn = (h: DatabaseHandle, perStore: number | undefined, reserve?: number) =>
-    new JobWorker(h.db, h.engine, clock, silent, { pollMs: 20, leaseMs: 60_000, concurrency: 8, batch: 8, perStore, reserve });
+  const workerOn = (h: DatabaseHandle, perStore: number | undefined, reserve?: number, perPlatform?: number) =>
+    new JobWorker(h.db, h.engine, clock, silent, { pollMs: 20, leaseMs: 60_000, concurrency: 8, batch: 8, perStore, reserve, perPlatform });
 
   test('two instances run at most perStore of one store\'s hanging jobs; another store\'s job runs at once', async () => {
     const k = hangingKind('test.hangtwo');
@@ -102,5 +102,32 @@ forEachEngine('job fairness', (engine) => {
     await eventually(async () => k.ran.includes('T'), 'another store ran in the reserve');
     k.release();
     await w.stop();
+  });
+
+  test('across platforms: 20 stores of one platform hang; its jobs hold perPlatform plus the spare slots, never the reserve, and another platform\'s job runs at once', async () => {
+    const k = hangingKind('test.hangplatform');
+    const now = clock.nowMs();
+    const big = Array.from({ length: 20 }, (_, i) => `BIG-${engine}-${i}`);
+    await insertStores(handles[0]!.db, `PBIG-${engine}`, big, now);
+    await insertStores(handles[0]!.db, `PSMALL-${engine}`, [`SMALL-${engine}`], now);
+    // 8 slots, 3 kept for fairness, 2 per store, 3 per platform.
+    const w = workerOn(handles[0]!, 2, 3, 3);
+    w.register(k.def, null);
+    for (const s of big) for (let i = 0; i < 2; i++) await enqueue(handles[0]!.db, k.def, { store: 'BIG', hang: true }, { runAt: now, now, storeCode: s });
+    w.start();
+    try {
+      // 3 by the platform's room, 2 spare (8 - 3 kept - 3): 5, never 6, though every store is under its own limit.
+      await eventually(async () => k.running.get('BIG') === 5, '5 of the big platform running');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(k.peak.get('BIG'), 5);
+      await enqueue(handles[0]!.db, k.def, { store: 'SMALL', hang: false }, { runAt: now, now, storeCode: `SMALL-${engine}` });
+      w.wake();
+      await eventually(async () => k.ran.includes('SMALL'), 'the other platform\'s job ran while the big one hangs', 2_000);
+      k.release();
+      await eventually(async () => k.ran.filter((s) => s === 'BIG').length === 40, 'every job of the big platform ran once released');
+    } finally {
+      k.release();
+      await w.stop();
+    }
   });
 });

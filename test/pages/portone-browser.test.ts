@@ -38,7 +38,7 @@ forEachEngine('PortOne V2 checkout in Chromium', (engine) => {
       processor: 'portone', way: 'checkout', methods: ['CARD', 'EASY_PAY', 'VIRTUAL_ACCOUNT'],
       keys: { apiSecret: s.apiSecret, storeId: s.storeId, channelKey: nice().key, webhookSecret: s.webhookSecret },
     }, Date.now());
-    s.webhookUrl = `${t.url}/processor-events/portone/${portoneStore}`;
+    // No address in PortOne's console: each payment names its own (requestPayment's noticeUrls).
   });
   after(async () => {
     await browser?.close();
@@ -97,6 +97,7 @@ forEachEngine('PortOne V2 checkout in Chromium', (engine) => {
     // (A second GET is the look-up PortOne's Transaction.Paid notice causes; it changes nothing.)
     assert.deepEqual([...new Set(calls.map((c) => `${c.method} ${c.path.slice(`/payments/${fp.id}`.length) || '/'}`))], ['POST /pre-register', 'GET /']);
     assert.equal(calls[0]!.json.totalAmount, 128000);
+    assert.deepEqual(fp.noticeUrls, [`${t.url}/processor-events/portone/${portoneStore}`], 'the store\'s own notice address, as its keys are its own');
 
     const c = await cancel(seq, portoneStore);
     assert.equal(rd(c).RESULT_CODE, '0000', JSON.stringify(c.body));

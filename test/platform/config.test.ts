@@ -21,6 +21,10 @@ test('defaults are those of the README configuration table', () => {
   assert.deepEqual(c.costs, { ALIMTALK: 10, SMS: 30 });
   assert.equal(c.sqliteGroupCommit, true);
   assert.equal(c.pgPoolSize, 10);
+  // The queue's fairness limits (src/jobs/README.md, "Fairness").
+  assert.deepEqual([c.jobConcurrency, c.jobStoreConcurrency, c.jobPlatformConcurrency], [64, 4, 16]);
+  assert.equal(loadConfig({ DATABASE_URL: `sqlite:${d}/x.db`, SUNAP_JOB_PLATFORM_CONCURRENCY: '1' }).jobPlatformConcurrency, 1);
+  assert.throws(() => loadConfig({ DATABASE_URL: `sqlite:${d}/x.db`, SUNAP_JOB_PLATFORM_CONCURRENCY: '0' }), /SUNAP_JOB_PLATFORM_CONCURRENCY/);
   // The sandbox master key is generated once into the data directory and reused.
   const key = readFileSync(join(d, 'secret.key'), 'utf8').trim();
   assert.equal(key, c.secretKey.toString('hex'));

@@ -23,8 +23,11 @@ const ROUNDS = runs(8, 150);
 class JitteryNetwork implements CardProcessor {
   inner!: SandboxCardProcessor;
   readonly cancelCalls = new Map<string, number>();
+  /** The idempotency key (the attempt) of every approval asked for. */
+  readonly approveCalls: string[] = [];
   private jitter = () => sleep(Math.floor(Math.random() * 6));
   async approve(req: Parameters<CardProcessor['approve']>[0]) {
+    this.approveCalls.push(req.idempotencyKey);
     await this.jitter();
     return this.inner.approve(req);
   }
@@ -110,6 +113,24 @@ forEachEngine('races', (engine) => {
     }
     // Both outcomes are legitimate; the point is that each round picked exactly one.
     tc.diagnostic(`outcomes: ${JSON.stringify(seen)}`);
+  });
+
+  test('five pays of one payment at once: the network is asked to approve once (the slot\'s re-check), one charge kept, one answer approved', async () => {
+    for (let i = 0; i < ROUNDS; i++) {
+      const p = await newPayment();
+      const before = network.approveCalls.length;
+      const answers = await Promise.all(Array.from({ length: 5 }, (_, k) => later(k === i % 5 ? 0 : 6, () => t.pay(p.seq))));
+      const row = await paymentBySeq(p.seq);
+      const attemptIds = new Set((await db().selectFrom('payment_attempts').select('id').where('payment_id', '=', row.id).execute()).map((x) => x.id));
+      const asked = network.approveCalls.slice(before).filter((k) => attemptIds.has(k));
+      const net = await network_(row.id);
+      const ctx = `round ${i}: ${JSON.stringify(answers.map((x: any) => x.approved))}, asked ${asked.length}`;
+      assert.equal(row.state, 'APPROVE_COMPLETE', ctx);
+      assert.equal(asked.length, 1, `the processor charged once: ${ctx}`);
+      assert.equal(net.kept, 1, ctx);
+      assert.equal(net.open, 0, ctx);
+      assert.equal(answers.filter((x: any) => x.approved === true).length, 1, ctx);
+    }
   });
 
   test('pay vs cancel: the cancel either finds nothing to cancel (4009) or cancels the approval once', async (tc) => {
