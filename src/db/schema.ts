@@ -376,6 +376,21 @@ export interface ConsoleInviteTable {
   revoked_at: number | null;
 }
 
+/** A one-time link to choose a new password (0014): only the token's hash is kept. */
+export interface ConsolePasswordResetTable {
+  id: string;
+  tenant_id: string;
+  /** The member whose password it resets. */
+  account_id: string;
+  token_hash: string;
+  /** Who made it: an owner's email, or `operator` (the CLI). */
+  created_by: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface AuditLogTable {
   id: Generated<number>;
   tenant_id: string;
@@ -448,6 +463,7 @@ export interface Database {
   sandbox_card_charges: SandboxCardChargeTable;
   console_sessions: ConsoleSessionTable;
   console_invites: ConsoleInviteTable;
+  console_password_resets: ConsolePasswordResetTable;
   audit_log: AuditLogTable;
   bill_templates: BillTemplateTable;
   recharges: RechargeTable;

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { OrderType, PayPath, PaymentState } from './payment-state.js';
+import { contains, containsPattern, lastFour, PARTIAL_MIN, PARTIAL_WINDOW } from '../db/search.js';
 import type { Db, Payment, Store } from './repository.js';
 
 /**
@@ -16,8 +17,10 @@ export interface PaymentFilter {
   /** Requested before (epoch ms). */
   to?: number;
   /**
-   * One search term, matched whole within the store: TRANS_SEQNO, payer name, approval
-   * number, phone (digits, dashes ignored) or the card's last 4 digits.
+   * One search term within the store: matched whole (TRANS_SEQNO, payer name, approval
+   * number, phone with or without dashes), as the last 4 digits of the phone or the card, or
+   * as a part (2 characters or more) of the name, TRANS_SEQNO, reason, approval number or
+   * phone among the store's newest PARTIAL_WINDOW payments.
    */
   q?: string;
 }
@@ -53,15 +56,29 @@ export async function searchPayments(db: Db, s: StoreKey, f: PaymentFilter, opts
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit);
   };
   if (!f.q) return page().execute();
-  // One query per searched column, each a range of that column's (store, column, created_at)
-  // index, merged here: a single OR over the columns lets the planner walk the store's whole
-  // (created_at) index and test every row instead (SQLite does).
-  const term = f.q;
+  // One query per way of matching, each served by an index, merged here: a single OR over the
+  // columns lets the planner walk the store's whole (created_at) index and test every row
+  // instead (SQLite does).
+  const term = f.q.trim();
   const digits = term.replace(/[\s-]/g, '');
   const searches = [page().where('trans_seqno', '=', term), page().where('pay_user_name', '=', term), page().where('approval_number', '=', term)];
   if (/^\d{9,11}$/.test(digits)) searches.push(page().where('mobile_no', '=', digits));
-  if (/^\d{4}$/.test(term)) searches.push(page().where('card_last4', '=', term));
+  if (/^\d{4}$/.test(digits)) searches.push(page().where('card_last4', '=', digits), page().where(lastFour('mobile_no'), '=', digits));
+  if (term.length >= PARTIAL_MIN) {
+    const since = await recentSince(db, s);
+    const like = containsPattern(term);
+    const likeDigits = /^\d{2,}$/.test(digits) ? containsPattern(digits) : null;
+    const cols = ['pay_user_name', 'trans_seqno', 'request_reason', 'approval_number'].map((c) => contains(c, like));
+    searches.push(page().where('created_at', '>=', since).where((eb) => eb.or([...cols, ...(likeDigits ? [contains('mobile_no', likeDigits)] : [])])));
+  }
   return newestFirst((await Promise.all(searches.map((q) => q.execute()))).flat(), opts.limit);
+}
+
+/** The created_at of the store's PARTIAL_WINDOW-th newest payment (0 when it has fewer): the oldest a partial match looks. */
+async function recentSince(db: Db, s: StoreKey): Promise<number> {
+  const row = await db.selectFrom('payments').select('created_at').where('platform_code', '=', s.platformCode).where('store_code', '=', s.storeCode)
+    .orderBy('created_at', 'desc').limit(1).offset(PARTIAL_WINDOW - 1).executeTakeFirst();
+  return row ? Number(row.created_at) : 0;
 }
 
 /** Rows of several searches as one page: each once, newest first (created_at, then id), at most `limit`. */

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
+import { contains, containsPattern, lastFour, PARTIAL_MIN, PARTIAL_WINDOW } from '../db/search.js';
 import type { AccountTable, BillTemplateTable, RechargeTable } from '../db/schema.js';
 import type { AccountRole, InvoiceSendStatus, InvoiceStatus } from './invoice-state.js';
 import type { Account, Db } from './repository.js';
@@ -133,7 +134,11 @@ export interface InvoiceFilter {
   sendStatus?: InvoiceSendStatus;
   from?: number;
   to?: number;
-  /** One search term, matched whole: name, phone (digits), guardian phone, reason, requestId or TRANS_SEQNO. */
+  /**
+   * One search term: matched whole (name, phone, guardian phone, reason, requestId, TRANS_SEQNO),
+   * as a phone's last 4 digits, or as a part (2 characters or more) of any of them among the
+   * account's newest PARTIAL_WINDOW invoices (src/db/search.ts).
+   */
   q?: string;
   /** Only the unpaid whose due date is before this day (yyyy-MM-dd, today in KST): the overdue. */
   overdueBefore?: string;
@@ -146,8 +151,9 @@ const INVOICE_LIST_COLUMNS = [
 
 /**
  * A page of the account's live invoices matching the filter, newest first, after the keyset
- * cursor (created_at, id). Each searched column is matched whole through its own index, so a
- * search costs the same on a hundred invoices or a hundred thousand.
+ * cursor (created_at, id). Whole values and last-4 digits go through their own indexes, and a
+ * part is looked for among a bounded window of the newest rows, so a search costs about the
+ * same on a thousand invoices or a hundred thousand.
  */
 export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter, opts: { after?: { at: number; id: number }; limit: number }) {
   const page = () => {
@@ -164,12 +170,22 @@ export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter
     return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(opts.limit);
   };
   if (!f.q) return page().execute();
-  // One query per searched column through its own index, merged here (an OR over the columns
-  // would walk the account's whole (created_at) index on SQLite).
-  const term = f.q;
+  // One query per way of matching, each served by an index, merged here (an OR over the
+  // columns would walk the account's whole (created_at) index on SQLite).
+  const term = f.q.trim();
   const digits = term.replace(/[\s-]/g, '');
   const searches = [page().where('receiver_name', '=', term), page().where('reason', '=', term), page().where('request_id', '=', term), page().where('trans_seqno', '=', term)];
   if (/^\d{9,11}$/.test(digits)) searches.push(page().where('receiver_phone', '=', digits), page().where('guardian_phone', '=', digits));
+  if (/^\d{4}$/.test(digits)) searches.push(page().where(lastFour('receiver_phone'), '=', digits), page().where(lastFour('guardian_phone'), '=', digits));
+  if (term.length >= PARTIAL_MIN) {
+    const newest = await db.selectFrom('invoices').select('created_at').where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc').limit(1).offset(PARTIAL_WINDOW - 1).executeTakeFirst();
+    const like = containsPattern(term);
+    const likeDigits = /^\d{2,}$/.test(digits) ? containsPattern(digits) : null;
+    const cols = ['receiver_name', 'reason', 'trans_seqno', 'request_id'].map((c) => contains(c, like));
+    const phones = likeDigits ? [contains('receiver_phone', likeDigits), contains('guardian_phone', likeDigits)] : [];
+    searches.push(page().where('created_at', '>=', newest ? Number(newest.created_at) : 0).where((eb) => eb.or([...cols, ...phones])));
+  }
   const rows = (await Promise.all(searches.map((q) => q.execute()))).flat();
   const seen = new Set<number>();
   return rows.filter((r) => !seen.has(Number(r.id)) && seen.add(Number(r.id)))

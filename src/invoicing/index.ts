@@ -102,7 +102,7 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
   const recharges = new RechargeService(db, { gateway: deps.gateway, clock: deps.clock, log: deps.log, ...deps.recharge });
   deps.gateway.addListener(recharges.listener());
   return {
-    auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock),
+    auth, invoices, templates: new TemplateService(db, deps.clock), team: new TeamService(db, deps.clock, auth),
     recharges, console: new InvoicingConsole(db), deliveries: new DeliveryLog(db, { clock: deps.clock, wake: () => deps.worker.wake() }),
     endpoints: new EndpointService(db, { clock: deps.clock, box: deps.box, wake: () => deps.worker.wake() }),
     billing: createBilling(db, { clock: deps.clock }),

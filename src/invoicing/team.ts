@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
-import { hashPassword, newId, verifyPassword } from '../platform/crypto.js';
+import { hashPassword, newId } from '../platform/crypto.js';
 import { AppError, isUniqueViolation } from '../platform/errors.js';
-import { emailProblem, normalizeEmail, passwordProblem, tenantOf } from './accounts.js';
+import { emailProblem, normalizeEmail, passwordProblem, tenantOf, type AuthService } from './accounts.js';
 import * as team from './console-repository.js';
 import { ACCOUNT_ROLES, type AccountRole } from './invoice-state.js';
 import * as repo from './repository.js';
@@ -28,7 +28,8 @@ export function isRole(v: unknown): v is AccountRole {
 const validation = (msg: string) => new AppError('VALIDATION', msg);
 
 export class TeamService {
-  constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
+  /** `auth`: the sign-in's password check and its throttles, which the change-password form shares. */
+  constructor(private readonly db: Kysely<Database>, private readonly clock: Clock, private readonly auth: Pick<AuthService, 'checkPassword'>) {}
 
   /** An account by id: for a console session, which proved who it is by its cookie. */
   account(id: string): Promise<Account | undefined> {
@@ -91,9 +92,21 @@ export class TeamService {
     });
   }
 
-  /** A new password after the current one is checked; the account's API tokens are revoked. */
-  async changePassword(account: Account, current: string, next: string): Promise<void> {
-    if (!(await verifyPassword(current, account.password_hash))) throw validation('current: is not your current password');
+  /**
+   * A new password after the current one is checked; the account's API tokens are revoked. The
+   * current password is checked by the sign-in's own check (`from`: the client's address), so a
+   * stolen session guessing it meets the same lockout as the sign-in form, per account and per
+   * address, counted together with sign-ins (docs/security.md, "Sign-in throttling"); TOO_MANY
+   * when locked.
+   */
+  async changePassword(account: Account, current: string, next: string, from?: string): Promise<void> {
+    try {
+      const checked = await this.auth.checkPassword(account.email, current, from);
+      if (checked.id !== account.id) throw validation('current: is not your current password');
+    } catch (err) {
+      if (err instanceof AppError && err.kind === 'BAD_CREDENTIALS') throw validation('current: is not your current password');
+      throw err;
+    }
     const problem = passwordProblem(next, 'next');
     if (problem) throw validation(problem);
     const hash = await hashPassword(next);

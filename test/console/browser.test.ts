@@ -60,7 +60,7 @@ forEachEngine('console in Chromium', (engine) => {
   }
 
   test('sign in → search by phone and by card last 4 → timeline → cancel → state and callback visible (no JavaScript needed)', async () => {
-    await payment({ MOBILE_NO: '01033334444', PAY_USER_NAME: '다른 고객' }, '4242424242424242');
+    await payment({ MOBILE_NO: '01033335555', PAY_USER_NAME: '다른 고객' }, '4242424242424242');
     const seq = await payment({ MOBILE_NO: '01098761234', PAY_USER_NAME: '김고객', APPROVAL_AMOUNT: '55000' }, '5555555555554444');
     const ctx = await mobileContext(browser);
     await ctx.route('**/*', (route) => route.continue());

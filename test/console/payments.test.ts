@@ -35,8 +35,15 @@ forEachEngine('console: payments', (engine) => {
       assert.ok(has(r.text, mine), `"${q}" finds the payment`);
       assert.ok(!has(r.text, other), `"${q}" does not find another`);
     }
-    // Whole values only: a part of a number finds nothing.
-    assert.ok(!has((await c.get('/console/payments?q=5555')).text, mine));
+    // A part (2 characters or more) of the name, the phone, the TRANS_SEQNO; the phone's last 4.
+    for (const q of ['대상', '5555', '5-7777', '7777', mine.slice(0, -1), mine.slice(-6).toUpperCase()]) {
+      const r = await c.get(`/console/payments?q=${encodeURIComponent(q)}`);
+      assert.ok(has(r.text, mine), `"${q}" finds the payment`);
+      assert.ok(!has(r.text, other), `"${q}" does not find another`);
+    }
+    // One character is not looked for as a part; LIKE's own characters are only themselves.
+    assert.ok(!has((await c.get(`/console/payments?q=${encodeURIComponent('검')}`)).text, mine));
+    for (const q of ['%', '__', '%%']) assert.equal([...(await c.get(`/console/payments?q=${encodeURIComponent(q)}`)).text.matchAll(/href="\/console\/payments\/[^"/?]+"/g)].length, 0, q);
     assert.ok(has((await c.get('/console/payments?state=APPROVE_COMPLETE')).text, mine));
     assert.ok(!has((await c.get('/console/payments?state=STORE_REQUEST')).text, mine));
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { createAccount } from '../../src/invoicing/accounts.js';
+import { AuthService, createAccount } from '../../src/invoicing/accounts.js';
 import * as repo from '../../src/invoicing/repository.js';
 import { hasRole, isRole, TeamService } from '../../src/invoicing/team.js';
 import { verifyPassword } from '../../src/platform/crypto.js';
@@ -38,7 +38,7 @@ forEachEngine('team', (engine) => {
   }
 
   test('a member joins the tenant\'s team with its role; its email is checked, normalised and unique in any case', async () => {
-    const team = new TeamService(h.db, clock);
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
     const tenant = await owner();
     await assert.rejects(team.addMember(tenant, { email: 'not-an-email', password: 'member-password', role: 'viewer' }), app('VALIDATION', 'email: must be an email address'));
     await assert.rejects(team.addMember(tenant, { email: 'short@example.com', password: '1234567', role: 'viewer' }), app('VALIDATION', 'password: must be at least 8 characters'));
@@ -63,7 +63,7 @@ forEachEngine('team', (engine) => {
   });
 
   test('a role changes within the team only; the last owner cannot stop being one, a second owner can', async () => {
-    const team = new TeamService(h.db, clock);
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
     const tenant = await owner();
     const other = await owner();
     const m = await team.addMember(tenant, { email: `m-${n++}@example.com`, password: 'member-password', role: 'viewer' });
@@ -80,7 +80,7 @@ forEachEngine('team', (engine) => {
   });
 
   test('a member is removed; the team\'s first account and another team\'s member are not', async () => {
-    const team = new TeamService(h.db, clock);
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
     const tenant = await owner();
     const other = await owner();
     const m = await team.addMember(tenant, { email: `m-${n++}@example.com`, password: 'member-password', role: 'viewer' });
@@ -92,7 +92,7 @@ forEachEngine('team', (engine) => {
   });
 
   test('a password change needs the current password and a new one of 8 to 200 characters; it revokes the account\'s API tokens', async () => {
-    const team = new TeamService(h.db, clock);
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
     const a = await owner();
     await repo.insertTokens(h.db, [{ id: `tok-${n++}`, account_id: a.id, family_id: 'f', kind: 'ACCESS', token_hash: `hash-${n++}`, expires_at: NOW + 1000, rotated_at: null, revoked_at: null, created_at: NOW }]);
     await assert.rejects(team.changePassword(a, 'wrong-password', 'new-password'), app('VALIDATION', 'current: is not your current password'));

@@ -190,6 +190,29 @@ describe('Solapi adapter, answer by answer', () => {
       assert.deepEqual(await solapi().status('M1'), { delivery: 'ACCEPTED', channel: 'ALIMTALK' });
       assert.equal(seen.length, 2, 'one look-up each');
     });
+    test('what is read of a listing: entries that are not messages are skipped, an entry is known by its messageId, the group asked 100 at a time', async () => {
+      script.push(list({ M1: null as unknown as Record<string, unknown> }), list({ M1: 'x' as unknown as Record<string, unknown> }), list({ M1: [] as unknown as Record<string, unknown> }));
+      for (let i = 0; i < 3; i++) assert.deepEqual(await solapi().status('M1'), { delivery: 'FAILED' });
+      script.push(list({ K9: { messageId: 'M1', statusCode: '4000', type: 'ATA' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'ALIMTALK' }, 'found by its messageId under another key');
+      seen.length = 0;
+      script.push(list({ M1: failedAta({ replacements: ['M1', '', { messageId: '' }, { other: 1 }, 'M2'] }) }), list({ M2: { statusCode: '4000', type: 'LMS', replacement: true } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'SMS' });
+      assert.deepEqual(seen.map((x) => x.query.get('messageId')), ['M1', 'M2'], 'neither the original itself nor an empty id is looked up');
+      seen.length = 0;
+      script.push(list({ M1: failedAta() }), list({ M1: failedAta({ replacement: true }), M3: { statusCode: '4000', type: 'SMS', replacement: true, to: '01012345678' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'DELIVERED', channel: 'SMS' }, 'the original is never its own replacement');
+      assert.equal(seen[1]!.query.get('limit'), '100');
+      seen.length = 0;
+      script.push(list({ M1: { statusCode: '3104', type: 'ATA', groupId: 'G2' } }), list({ M4: { statusCode: '3000', type: 'LMS', replacement: true, to: '01099990000' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'ACCEPTED', channel: 'SMS' }, 'an original without a number: the group\'s replacement');
+      assert.equal(seen[1]!.query.has('to'), false);
+      script.push(list({ M1: failedAta() }), list({ M5: { statusCode: '4000', type: 'LMS', replacement: true, to: '01099990000' } }));
+      assert.deepEqual(await solapi().status('M1'), { delivery: 'FAILED', channel: 'ALIMTALK' }, 'a replacement to another number is not this one\'s');
+    });
+    test('Solapi falls back by itself: the adapter says so', () => {
+      assert.equal(solapi().providerFallback, true);
+    });
     test('a retry\'s look-up by key skips a replacement carrying the same custom fields: the original is the send\'s message', async () => {
       script.push({ status: 200, body: { messageList: {
         M2: { messageId: 'M2', replacement: true, customFields: { sunapKey: 'send-1' } },

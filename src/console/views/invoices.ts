@@ -1,9 +1,10 @@
 import { INVOICE_SEND_STATUSES, INVOICE_STATUSES, type InvoiceListRow, type InvoiceSendStatus, type InvoiceStatus } from '../../invoicing/index.js';
+import { PARTIAL_WINDOW } from '../../db/search.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL, WEBHOOK_STATUS_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { csrfField, tableRegion } from './shell.js';
-import { phone, when, whenSeconds } from './format.js';
+import { num, phone, when, whenSeconds } from './format.js';
 
 const STATUS_TONE: Record<InvoiceStatus, string> = { PENDING: 'warn', DONE: 'ok', CANCELED: '' };
 const SEND_TONE: Record<InvoiceSendStatus, string> = { WAITING: 'warn', SENT: 'ok', FAILED: 'bad' };
@@ -44,7 +45,7 @@ export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; to
   return html`<h1>청구서</h1>
 ${v.canCreate ? html`<div class="actions"><a class="btn inline" href="/console/invoices/new">청구서 보내기</a><a class="btn inline secondary" href="/console/invoices/bulk">CSV로 여러 명에게 보내기</a></div>` : ''}
 <form class="filters card" method="get" action="/console/invoices" role="search" aria-label="청구서 검색">
-<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">이름, 전화번호, 청구 사유, requestId, 거래번호</span></div>
+<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 이름·전화번호·청구 사유·거래번호·requestId의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
 <div class="field"><label for="status">결제 상태</label><select id="status" name="status">${option('', '전체', q.status)}${INVOICE_STATUSES.map((s) => option(s, INVOICE_STATUS_LABEL[s], q.status))}</select></div>
 <div class="field"><label for="sendStatus">발송 상태</label><select id="sendStatus" name="sendStatus">${option('', '전체', q.sendStatus)}${INVOICE_SEND_STATUSES.map((s) => option(s, INVOICE_SEND_STATUS_LABEL[s], q.sendStatus))}</select></div>
 <div class="field"><label for="due">납부 기한</label><select id="due" name="due">${option('', '전체', q.due)}${option('overdue', '기한 지남 (미결제)', q.due)}</select></div>

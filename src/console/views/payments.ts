@@ -1,9 +1,10 @@
 import { isTerminalPayPath, maskedCard, ORDER_TYPES, PAY_PATHS, PAYMENT_STATES, type Payment, type PaymentListRow, type TimelineEntry } from '../../gateway/index.js';
+import { PARTIAL_WINDOW } from '../../db/search.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { csrfField, tableRegion } from './shell.js';
-import { phone, when, whenSeconds } from './format.js';
+import { num, phone, when, whenSeconds } from './format.js';
 
 /** Badge tone of each payment state. */
 const TONE: Record<Payment['state'], '' | 'ok' | 'warn' | 'bad'> = {
@@ -30,7 +31,7 @@ const option = (value: string, label: string, current: string | undefined) => ht
 /** The filter form: one search box and the filters; a GET, so a filtered list is a link. */
 export function paymentFilters(q: PaymentQuery): SafeHtml {
   return html`<form class="filters card" method="get" action="/console/payments" role="search" aria-label="결제 검색">
-<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">거래번호, 전화번호, 결제자 이름, 승인번호, 카드 끝 4자리</span></div>
+<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 카드 끝 4자리, 이름·전화번호·거래번호·승인번호·결제 사유의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
 <div class="field"><label for="state">상태</label><select id="state" name="state">${option('', '전체', q.state)}${PAYMENT_STATES.map((s) => option(s, PAYMENT_STATE_LABEL[s], q.state))}</select></div>
 <div class="field"><label for="from">요청일 부터</label><input id="from" name="from" type="date" value="${q.from ?? ''}"></div>
 <div class="field"><label for="to">까지</label><input id="to" name="to" type="date" value="${q.to ?? ''}"></div>
