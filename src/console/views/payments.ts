@@ -64,8 +64,8 @@ ${v.rows.length === 0 ? html`<p class="card">조건에 맞는 결제가 없습�
 
 const ATTEMPT_LABEL: Record<string, string> = { APPROVE: '카드 승인 시도', CHECKOUT: '결제창', CANCEL: '취소 시도', DELETE: '요청 삭제' };
 const ATTEMPT_STATUS: Record<string, string> = {
-  OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', APPROVED: '승인', DECLINED: '거절', ERROR: '오류', ABANDONED: '결제창 닫힘',
-  CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
+  OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', UNKNOWN: '결과 확인 중 (결제사에 다시 조회)', APPROVED: '승인', DECLINED: '거절', ERROR: '오류',
+  ABANDONED: '결제창 닫힘', CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', REFUNDED: '늦게 확인된 승인, 자동 환불됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
 };
 const METHOD_LABEL: Record<string, string> = { CARD: '카드', EASY_PAY: '간편결제', TRANSFER: '계좌이체', VIRTUAL_ACCOUNT: '가상계좌', MOBILE_PHONE: '휴대폰' };
 const EVENT_OUTCOME: Record<string, string> = { RECEIVED: '받음', APPLIED: '조회 후 반영', IGNORED: '해당 없음', REFUSED: '검증 실패로 거부', FAILED: '처리 실패 (재전송 대기)' };
@@ -78,7 +78,7 @@ function entry(e: TimelineEntry): SafeHtml {
     case 'ATTEMPT': {
       const bad = ['DECLINED', 'ERROR', 'FAILED'].includes(e.status);
       const via = [e.processor, e.method ? METHOD_LABEL[e.method] ?? e.method : null].filter(Boolean).join(' · ');
-      return html`<li${bad ? html` class="bad"` : ''}>${t}<span class="what">${ATTEMPT_LABEL[e.attempt] ?? e.attempt}: ${ATTEMPT_STATUS[e.status] ?? e.status}</span>
+      return html`<li${bad ? html` class="bad"` : ''}>${t}<span class="what">${ATTEMPT_LABEL[e.attempt] ?? e.attempt}: ${e.attempt === 'APPROVE' && e.status === 'ABANDONED' ? '결제사에 기록 없음, 조회 마침' : ATTEMPT_STATUS[e.status] ?? e.status}</span>
 <span class="detail">${via}${e.card ? html`${via ? ' · ' : ''}카드 ${e.card}` : ''}${e.message ? html` · ${e.message}` : ''}</span></li>`;
     }
     case 'APPROVED':
@@ -91,6 +91,8 @@ function entry(e: TimelineEntry): SafeHtml {
       return html`<li${ok ? '' : html` class="bad"`}>${t}<span class="what">결과 알림(콜백) ${e.attemptNo}회차: ${ok ? `성공 (HTTP ${e.statusCode})` : '실패'}</span>
 <span class="detail">${e.url} · ${e.durationMs}ms${e.error ? html` · ${e.error}` : ''}</span></li>`;
     }
+    case 'LATE_REFUND':
+      return html`<li>${t}<span class="what">늦게 확인된 승인 자동 환불</span><span class="detail">${e.card ? html`카드 ${e.card} · ` : ''}${e.message}</span></li>`;
     case 'CANCELED':
       return html`<li>${t}<span class="what">결제 취소 완료</span><span class="detail">${won(e.amount)}${e.reason ? html` · 사유: ${e.reason}` : ''}</span></li>`;
   }
