@@ -40,7 +40,10 @@ export { SESSION } from './sessions.js';
 /** The console's own services, built on the domains' public surfaces. */
 export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
   const sessions = new Sessions(db, { clock: deps.clock, auth: deps.invoicing.auth, team: deps.invoicing.team, gateway: deps.gateway });
-  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit: new AuditLog(db, deps.clock) };
+  const audit = new AuditLog(db, deps.clock);
+  // What the service does to a store's payments by itself goes to its teams' audit logs.
+  deps.gateway.addListener(audit.listener());
+  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit };
 }
 
 /**

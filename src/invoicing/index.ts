@@ -33,7 +33,7 @@ export type { Recharge } from './console-repository.js';
 export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } from './recharge.js';
 export type { Account } from './repository.js';
 export { BillItem, CreateBillBody, TemplateBody } from './schemas.js';
-export { hasRole, isRole, ROLE_RANK, TeamService } from './team.js';
+export { hasRole, isRole, ROLE_RANK, setRoleByEmail, TeamService } from './team.js';
 export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.js';
 export { invoiceLines, itemView } from './items.js';
 export * from './invoice-state.js';

@@ -170,12 +170,20 @@ forEachEngine('Toss Payments\' window in Chromium (live mode, the fake)', (engin
       orderId = await orderOf(seq);
       const o = fakes.toss.window.orders.get(orderId)!;
       for (const s of ['입금 계좌', '신한은행', o.account!.accountNumber, '128,000원']) assert.ok(text.includes(s), s);
-      for (const vp of VIEWPORTS) {
-        await page.setViewportSize(vp.viewport);
-        await shot(page, 'toss-account', vp);
-      }
+      assert.ok(!text.includes('예금주'), 'Toss does not name the holder: no 예금주 line rather than the payer\'s name');
     } finally {
       await ctx.close();
+    }
+    // The customer comes back to the link: the account again, on a phone and a desktop.
+    for (const vp of VIEWPORTS) {
+      const again = await open(vp);
+      try {
+        await again.page.goto(url);
+        assert.ok((await again.page.textContent('main'))!.includes(fakes.toss.window.orders.get(orderId)!.account!.accountNumber));
+        await shot(again.page, 'toss-account', vp);
+      } finally {
+        await again.ctx.close();
+      }
     }
     const issued = await search(seq);
     assert.deepEqual([issued.APPROVE_STATUS, issued.METHOD_NAME, issued.VBANK_NAME], ['STORE_REQUEST', '가상계좌', '신한은행']);
