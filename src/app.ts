@@ -12,12 +12,15 @@ import {
   type ProcessorSetup, type SettingsContext,
 } from './gateway/index.js';
 import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
+import { ATTEMPT_LOOKUP_JOB } from './gateway/late-charge.js';
 import { AuthService, createInvoicing, dueDateOfPayment, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { CALLBACK_JOB } from './gateway/callback.js';
 import { ENDPOINT_JOB } from './gateway/endpoints.js';
 import { THROTTLE_PURGE_JOB } from './invoicing/accounts.js';
 import { DELIVERY_JOB } from './invoicing/delivery.js';
 import { SEND_JOB } from './invoicing/sends.js';
+import { SCHEDULE_JOB } from './invoicing/schedules.js';
+import { REMINDER_JOB } from './invoicing/reminders.js';
 import { WEBHOOK_JOB } from './invoicing/webhooks.js';
 import type { JobDefinition } from './jobs/define.js';
 import { countJobsByKind } from './jobs/repository.js';
@@ -103,7 +106,7 @@ export interface BuildOptions {
  * bench read the definitions' flags from here (which kinds are `housekeeping`) instead of
  * repeating kinds as strings.
  */
-export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB];
+export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB, SCHEDULE_JOB, REMINDER_JOB];
 
 const RECONCILE_EVERY_MS = 30_000;
 
@@ -151,6 +154,8 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     outboundTimeoutMs: config.outboundTimeoutMs, alimtalkShortLink: config.alimtalkShortLink, webhookUrlPolicy: urlPolicy, loginRateLimit: config.loginRateLimit,
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
+  metrics.countTotal('sunap_schedule_runs_total', 'Schedule runs by status (SENT, WAITING_POINTS, MISSED, SKIPPED), counted in the database', 'status', invoicing.billing.runCounts);
+  metrics.countTotal('sunap_reminders_sent_total', 'Reminders to the unpaid by status (SENT: handed to the messaging provider; SKIPPED: paid, cancelled, deleted or short of points first), counted in the database', 'status', invoicing.billing.reminderCounts);
   const { auth, invoices } = invoicing;
 
   const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`, `${shortLinkBase(shortLinkUrlOf(config))}/`];

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
+import type { PaymentListener } from '../gateway/index.js';
 import type { Clock } from '../platform/clock.js';
 import * as repo from './repository.js';
 import type { AuditRow } from './repository.js';
@@ -43,13 +44,22 @@ export const AUDIT_ACTIONS = {
   'endpoint.enable': '웹훅 엔드포인트 켜기',
   'endpoint.disable': '웹훅 엔드포인트 끄기',
   'endpoint.test': '웹훅 테스트 이벤트',
+  'payment.late_refund': '늦게 확인된 승인 자동 환불',
   // Billing that runs itself (issue 30).
   'class.create': '반 만들기',
   'class.update': '반 수정',
   'class.archive': '반 보관',
   'class.unarchive': '반 보관 해제',
   'class.members': '반 인원 변경',
+  'schedule.create': '예약 발송 만들기',
+  'schedule.pause': '예약 발송 일시 정지',
+  'schedule.resume': '예약 발송 다시 시작',
+  // Written by the service itself (actor "system"): a run that found too few points.
+  'schedule.points_short': '예약 발송 포인트 부족',
 } as const;
+
+/** The actor of what the service did by itself (no member did it). */
+export const SERVICE_ACTOR = 'Sunap (자동)';
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
 export class AuditLog {
@@ -65,6 +75,25 @@ export class AuditLog {
       tenant_id: user.tenant.id, actor_id: user.member.id, actor_email: user.member.email, action, target: target?.slice(0, 200) ?? null,
       detail: detail?.slice(0, 500) ?? null, ip: ip.slice(0, 64), created_at: this.clock.nowMs(),
     });
+  }
+
+  /**
+   * What the service does by itself that a team must see, written in the change's own
+   * transaction: a charge the processor booked late, refunded because another attempt had paid
+   * the payment (src/gateway/late-charge.ts).
+   */
+  listener(): PaymentListener {
+    return {
+      onLateChargeRefunded: async (trx, payment, refund) => {
+        const detail = `승인번호 ${refund.approvalNumber}, ${refund.amount.toLocaleString('ko-KR')}원: 다른 시도로 이미 결제된 결제에 결제사가 늦게 기록한 승인이라 자동 환불했습니다 (시도 ${refund.attemptId})`;
+        for (const tenantId of await repo.tenantsOfStore(trx, payment.store_code)) {
+          await repo.insertAudit(trx, {
+            tenant_id: tenantId, actor_id: null, actor_email: SERVICE_ACTOR, action: 'payment.late_refund', target: payment.trans_seqno,
+            detail: detail.slice(0, 500), ip: '', created_at: this.clock.nowMs(),
+          });
+        }
+      },
+    };
   }
 
   async page(tenantId: string, beforeId: number | undefined, size: number): Promise<{ rows: AuditRow[]; next: number | null }> {

@@ -20,6 +20,7 @@ import { Invites } from './invites.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { classRoutes } from './routes/classes.js';
+import { scheduleRoutes } from './routes/schedules.js';
 import { deliveryRoutes } from './routes/deliveries.js';
 import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
@@ -39,7 +40,10 @@ export { SESSION } from './sessions.js';
 /** The console's own services, built on the domains' public surfaces. */
 export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
   const sessions = new Sessions(db, { clock: deps.clock, auth: deps.invoicing.auth, team: deps.invoicing.team, gateway: deps.gateway });
-  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit: new AuditLog(db, deps.clock) };
+  const audit = new AuditLog(db, deps.clock);
+  // What the service does to a store's payments by itself goes to its teams' audit logs.
+  deps.gateway.addListener(audit.listener());
+  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit };
 }
 
 /**
@@ -62,6 +66,13 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   // that): busboy stops the file at the limit while it streams in, and the request is refused (413).
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: CSV_LIMITS.bytes, files: 1, fields: 20, fieldSize: CSV_LIMITS.bytes } });
   app.setErrorHandler(consoleErrorHandler);
+  // The body is read between these two hooks; an error thrown there is about the body (consoleErrorHandler).
+  app.addHook('preParsing', async (req) => {
+    req.consoleReadingBody = true;
+  });
+  app.addHook('preHandler', async (req) => {
+    req.consoleReadingBody = false;
+  });
   app.setNotFoundHandler(async (req, reply) => consoleErrorHandler(Object.assign(new Error('not found'), { statusCode: 404, code: 'SUNAP_NOT_FOUND', name: 'NotFound' }), req, reply));
 
   app.addHook('onRequest', async (req, reply) => {
@@ -91,6 +102,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   invoiceCreateRoutes(app, deps);
   templateRoutes(app, deps);
   classRoutes(app, deps);
+  scheduleRoutes(app, deps);
   pointsRoutes(app, deps);
   deliveryRoutes(app, deps);
   teamRoutes(app, deps);

@@ -93,6 +93,16 @@ export async function insertAudit(db: Db, row: Insertable<AuditLogTable>): Promi
   await db.insertInto('audit_log').values(row).execute();
 }
 
+/**
+ * The teams of a store (each tenant account of it: a team's first account, whose tenant is
+ * itself), for what the service records in their audit logs by itself.
+ */
+export async function tenantsOfStore(db: Db, storeCode: string): Promise<string[]> {
+  const rows = await db.selectFrom('accounts').select('id').where('store_code', '=', storeCode)
+    .where((eb) => eb.or([eb('tenant_id', 'is', null), eb('tenant_id', '=', eb.ref('id'))])).execute();
+  return rows.map((r) => r.id);
+}
+
 /** A page of the team's audit log, newest first (keyset on id). */
 export async function auditPage(db: Db, tenantId: string, beforeId: number | undefined, limit: number): Promise<AuditRow[]> {
   let q = db.selectFrom('audit_log').selectAll().where('tenant_id', '=', tenantId);

@@ -114,6 +114,9 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    // Numbers are reserved per change before they land, so one may land after a higher one
+    // (0012 after 0013): a database that has the higher one applies the lower one next.
+    allowUnorderedMigrations: true,
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -122,7 +125,7 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
 
 /** Which migrations a database has applied and which it has not, without applying any (sunap doctor). */
 export async function migrationStatus(db: Kysely<Database>): Promise<{ applied: string[]; pending: string[] }> {
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, allowUnorderedMigrations: true });
   const all = await migrator.getMigrations();
   return { applied: all.filter((m) => m.executedAt).map((m) => m.name), pending: all.filter((m) => !m.executedAt).map((m) => m.name) };
 }

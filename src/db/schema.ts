@@ -116,6 +116,8 @@ export interface PaymentAttemptTable {
   processor_ref: string | null;
   /** 0010: a cancel's refund account (personal data), sealed, only while the attempt is open. */
   refund_sealed: string | null;
+  /** 0012: the process that opened or claimed the attempt (host/pid/random, src/platform/instance.ts); null before 0012. */
+  owner: string | null;
 }
 
 export interface JobTable {

@@ -15,7 +15,15 @@ export type PayResult =
   | { outcome: 'INVALID'; payment: Payment; message: string }
   /** The processor's answer was lost: the attempt stays open until a look-up settles it (reconcile.ts). */
   | { outcome: 'PENDING'; payment: Payment; message: string }
+  /**
+   * Another attempt held the payment past the wait (its processor call in flight, or a dead
+   * process's attempt being looked up): this card was not sent; the payment is being confirmed.
+   */
+  | { outcome: 'CONFIRMING'; payment: Payment; message: string }
   | { outcome: 'STATE'; payment: Payment };
+
+/** What a customer reads while another attempt on the payment is being settled. */
+export const CONFIRMING_MESSAGE = '앞선 결제 시도의 결과를 확인하고 있습니다';
 
 type CardFacts = { card_bin: string; card_last4: string; installment_month: string };
 
@@ -80,7 +88,11 @@ export async function pay(ctx: GatewayContext, paymentId: string, card: CardInpu
   if (result === 'PENDING') {
     return { outcome: 'PENDING', payment: (await repo.findPaymentById(ctx.db, paymentId))!, message: '카드사 응답이 늦어 결제 결과를 확인하고 있습니다' };
   }
-  if (result === 'BUSY') return { outcome: 'STATE', payment: (await repo.findPaymentById(ctx.db, paymentId))! };
+  if (result === 'BUSY') {
+    // Never "already processed" for a payment that is still waiting: its state is not settled yet.
+    const now = (await repo.findPaymentById(ctx.db, paymentId))!;
+    return now.state === 'STORE_REQUEST' ? { outcome: 'CONFIRMING', payment: now, message: CONFIRMING_MESSAGE } : { outcome: 'STATE', payment: now };
+  }
   return result;
 }
 

@@ -24,7 +24,9 @@ export type TimelineEntry =
   /** A processor's notice about the payment (docs/reference.md, "Processor events"). */
   | { at: number; kind: 'EVENT'; processor: string; type: string; outcome: string; detail: string }
   | { at: number; kind: 'CALLBACK'; attemptNo: number; url: string; statusCode: number | null; error: string | null; durationMs: number }
-  | { at: number; kind: 'CANCELED'; reason: string; amount: number };
+  | { at: number; kind: 'CANCELED'; reason: string; amount: number }
+  /** A charge the processor booked late, refunded because another attempt had paid the payment (src/gateway/late-charge.ts). */
+  | { at: number; kind: 'LATE_REFUND'; message: string; card: string | null };
 
 /** A card as the console shows it: the first six and the last four digits, the rest hidden. */
 export function maskedCard(bin: string | null, last4: string | null): string | null {
@@ -79,6 +81,7 @@ export class PaymentsConsole {
         at: Number(a.created_at), kind: 'ATTEMPT', attempt: a.kind, status: a.status, card: maskedCard(a.card_bin, a.card_last4), message: a.message,
         closedAt: a.closed_at === null ? null : Number(a.closed_at), processor: a.processor, method: a.method,
       });
+      if (a.status === 'REFUNDED' && a.closed_at !== null) entries.push({ at: Number(a.closed_at), kind: 'LATE_REFUND', message: a.message ?? '', card: maskedCard(a.card_bin, a.card_last4) });
     }
     if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '', methodName: p.method_name ?? '', card: maskedCard(p.card_bin, p.card_last4) });
     for (const c of callbacks) {

@@ -15,6 +15,11 @@ export interface PaymentListener {
   onApproved?(trx: Transaction<Database>, payment: Payment): Promise<void>;
   onCanceled?(trx: Transaction<Database>, payment: Payment): Promise<void>;
   onDeleted?(trx: Transaction<Database>, payment: Payment): Promise<void>;
+  /**
+   * A charge the processor booked late, found after the payment was paid by another attempt
+   * (or ended), was refunded (src/gateway/late-charge.ts): the console writes it to the audit log.
+   */
+  onLateChargeRefunded?(trx: Transaction<Database>, payment: Payment, refund: { attemptId: string; approvalNumber: string; amount: number }): Promise<void>;
 }
 
 export interface CallbackPayload {

@@ -8,6 +8,7 @@ import type { JobWorker } from '../jobs/worker.js';
 import type { Metrics } from '../platform/metrics.js';
 import type { HttpOut } from '../ports/http-out.js';
 import { ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
+import { ATTEMPT_LOOKUP_JOB, lookUpUnknown } from './late-charge.js';
 import { CALLBACK_JOB } from './callback.js';
 import { ProcessorRegistry, type ProcessorSetup } from './processors.js';
 import { expireAccount } from './settle.js';
@@ -35,6 +36,7 @@ export { GatewayService, type PaymentInput } from './service.js';
 export { STALE_ATTEMPT_MS } from './reconcile.js';
 export { APPROVED_MSG, cardPaid, returnUrlFor } from './views.js';
 export { ACCOUNT_EXPIRY_BACKOFF_SECONDS, ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
+export { ATTEMPT_LOOKUP_JOB, LATE_CHARGE_BACKOFF_SECONDS, LATE_CHARGE_FIRST_LOOKUP_SECONDS, LATE_CHARGE_MESSAGES } from './late-charge.js';
 export { checkedRefund, REFUND_FIELDS } from './cancellation.js';
 export { ACCOUNT_HOURS, CONFIG_MESSAGE, type BeginResult, type ReturnResult } from './checkout.js';
 export { ORDER_MESSAGES, type OrderOutcome } from './checkout-commit.js';
@@ -50,13 +52,14 @@ export {
   KEY_RULES, resetSettings, setSettings, SettingsProblem, viewSettings, type KeyField, type SettingsContext, type SettingsField, type SettingsInput, type SettingsView,
 } from './store-settings.js';
 
-/** Builds the gateway: its service, its processors, its jobs (callback, endpoint webhooks, account expiry) on the worker, the endpoints' listener, its gauge. */
+/** Builds the gateway: its service, its processors, its jobs (callback, endpoint webhooks, account expiry, look-ups of unknown attempts) on the worker, the endpoints' listener, its gauge. */
 export function createGateway(db: Kysely<Database>, deps: Omit<GatewayDeps, 'processors'> & { processorSetup: ProcessorSetup; http: HttpOut; worker: JobWorker; metrics: Metrics }): GatewayService {
   const processors = new ProcessorRegistry(db, deps.box, deps.processorSetup);
   const gateway = new GatewayService(db, { ...deps, processors });
   deps.worker.register(CALLBACK_JOB, { db, http: deps.http, clock: deps.clock });
   deps.worker.register(ENDPOINT_JOB, { db, http: deps.http, clock: deps.clock, box: deps.box });
   deps.worker.register(ACCOUNT_EXPIRY_JOB, { expire: (payload) => expireAccount(gateway.context, payload) });
+  deps.worker.register(ATTEMPT_LOOKUP_JOB, { lookUp: (payload, final) => lookUpUnknown(gateway.context, payload, final) });
   gateway.addListener(endpointListener());
   deps.metrics.countGauge('sunap_payments', 'Payments by state', 'state', () => countPaymentsByState(db));
   return gateway;

@@ -89,9 +89,16 @@ export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
  * also rests, without the slot, while the customer is in the window (WINDOW) and while its
  * virtual account waits for the deposit (ISSUED); an operation on the order takes the slot by
  * moving it from its resting status to OPEN (`claimAttempt`) and back or to its end.
+ *
+ * A key-in approval whose outcome the processor's look-up could not tell (it did not know the
+ * order yet) rests as UNKNOWN, without the slot, so the customer may pay again; it is looked up
+ * on a backoff (src/gateway/late-charge.ts) until the processor answers or stops keeping the
+ * order. A charge found after the payment was paid otherwise is refunded: REFUNDED.
  */
-export const ATTEMPT_STATUSES = ['OPEN', 'WINDOW', 'ISSUED', 'APPROVED', 'DECLINED', 'ERROR', 'ABANDONED', 'CLOSED', 'CANCELED', 'FAILED', 'DELETED', 'SKIPPED'] as const;
+export const ATTEMPT_STATUSES = [
+  'OPEN', 'WINDOW', 'ISSUED', 'UNKNOWN', 'APPROVED', 'DECLINED', 'ERROR', 'ABANDONED', 'CLOSED', 'CANCELED', 'REFUNDED', 'FAILED', 'DELETED', 'SKIPPED',
+] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
-export const RESTING_STATUSES = ['WINDOW', 'ISSUED'] as const satisfies readonly AttemptStatus[];
+export const RESTING_STATUSES = ['WINDOW', 'ISSUED', 'UNKNOWN'] as const satisfies readonly AttemptStatus[];
 export type RestingStatus = (typeof RESTING_STATUSES)[number];
 export type ClosedAttemptStatus = Exclude<AttemptStatus, 'OPEN' | RestingStatus>;

@@ -1,13 +1,14 @@
-import { commitApproval } from './approval.js';
 import { cancelAtProcessor, commitCancel } from './cancellation.js';
 import type { GatewayContext } from './context.js';
 import { canApply } from './payment-state.js';
-import { ProcessorRegistry } from './processors.js';
+import { applyLookup, keyInOfAttempt } from './late-charge.js';
 import * as repo from './repository.js';
 import { settleOrder } from './settle.js';
 
+import { INSTANCE_ID, ownerGone, ownerHostPrefix } from '../platform/instance.js';
+
 import type { CardProcessor } from '../ports/card-processor.js';
-import type { KeyInProcessorId, RefundAccount } from '../ports/checkout.js';
+import type { RefundAccount } from '../ports/checkout.js';
 
 /** An attempt open this long was left by a dead process (processor calls time out well before). */
 export const STALE_ATTEMPT_MS = 60_000;
@@ -31,29 +32,28 @@ export function staleAttemptMs(processor: Pick<CardProcessor, 'callLimitMs'>): n
 }
 
 /**
- * An attempt left OPEN longer than any processor call takes belongs to a process that died
- * between the processor's answer and our commit. Ask the processor what it did under that
+ * An attempt left OPEN longer than any processor call takes, or held by a process of this host
+ * that is gone (a restart after a crash: src/platform/instance.ts), belongs to a process that
+ * died between the processor's answer and our commit. Ask the processor what it did under that
  * idempotency key (a checkout's order id) and finish the job, so the charge is neither lost
  * nor repeated.
  */
 export async function reconcile(ctx: GatewayContext, paymentId: string): Promise<boolean> {
   const open = await repo.openAttemptOf(ctx.db, paymentId);
-  if (!open || ctx.clock.nowMs() - open.created_at < ctx.staleAttemptMs) return false;
+  if (!open) return false;
+  if (ctx.clock.nowMs() - open.created_at < ctx.staleAttemptMs) {
+    // Not stale: only an owner known to be gone lets it be settled now, by one process (the takeover).
+    if (!ownerGone(open.owner, INSTANCE_ID) || !(await repo.takeOverAttempt(ctx.db, open.id, open.owner!))) return false;
+  }
   const payment = (await repo.findPaymentById(ctx.db, paymentId))!;
   const now = ctx.clock.nowMs();
   if (open.kind === 'CHECKOUT') {
     await settleOrder(ctx, open.id, 'reconcile');
   } else if (open.kind === 'APPROVE') {
-    // An attempt made before processors were recorded went to the operator's key-in processor.
-    const way = await ctx.processors.storeWay(payment.store_code);
-    const id = (open.processor ?? ProcessorRegistry.processorIdOf({ processor: way.processor, way: 'key-in' })) as KeyInProcessorId;
-    const keyIn = { id, adapter: await ctx.processors.keyIn(id, payment.store_code) };
-    const r = await keyIn.adapter.lookup(open.id);
-    if (r?.outcome === 'APPROVED' && canApply('approve', payment.state, repo.accountOpen(payment))) {
-      await commitApproval(ctx, payment, open.id, r, { card_bin: open.card_bin ?? '', card_last4: open.card_last4 ?? '', installment_month: open.installment_month ?? '00' }, keyIn);
-    } else {
-      await repo.closeAttempt(ctx.db, open.id, r ? r.outcome : 'ERROR', now, { message: r ? null : 'abandoned: the processor has no record of it' });
-    }
+    // A charge pays the payment, or is refunded when the payment no longer waits; nothing found
+    // rests the attempt as UNKNOWN, looked up again on a backoff while the processor keeps the order.
+    const keyIn = await keyInOfAttempt(ctx, open, payment);
+    await applyLookup(ctx, payment, open, await keyIn.adapter.lookup(open.id), keyIn, 'OPEN');
   } else if (open.kind === 'CANCEL' && canApply('cancel', payment.state)) {
     const refund = open.refund_sealed ? (JSON.parse(ctx.box.open(open.refund_sealed)) as RefundAccount) : null;
     await commitCancel(ctx, payment, open.id, await cancelAtProcessor(ctx, payment, '', refund), '');
@@ -72,6 +72,10 @@ export async function reconcile(ctx: GatewayContext, paymentId: string): Promise
  */
 export async function reconcileAll(ctx: GatewayContext): Promise<number> {
   let n = 0;
+  // First the attempts of this host's processes that are gone: settled at once, not once stale.
+  for (const a of await repo.openAttemptsOfHost(ctx.db, ownerHostPrefix(), 100)) {
+    if (ownerGone(a.owner) && (await reconcile(ctx, a.payment_id).catch(() => false))) n++;
+  }
   for (const id of await repo.paymentsWithStaleAttempts(ctx.db, ctx.clock.nowMs() - ctx.staleAttemptMs, 100)) {
     if (await reconcile(ctx, id).catch(() => false)) n++;
   }

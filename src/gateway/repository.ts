@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import { compiledOnce } from '../db/compiled.js';
 import { isUniqueViolation } from '../platform/errors.js';
+import { INSTANCE_ID } from '../platform/instance.js';
 import type { Database } from '../db/index.js';
 import type { PaymentAttemptTable, PaymentTable, StoreTable } from '../db/schema.js';
 import type { PayMethod, ProcessorId } from '../ports/checkout.js';
@@ -207,7 +208,7 @@ export async function openAttempt(db: Db, row: {
     id: row.id, payment_id: row.payment_id, kind: row.kind, status: row.status ?? 'OPEN', card_bin: row.card_bin ?? null,
     card_last4: row.card_last4 ?? null, issuer_name: null, installment_month: row.installment_month ?? null,
     message: null, created_at: row.now, closed_at: null, processor: row.processor ?? null, method: row.method ?? null, processor_ref: null,
-    refund_sealed: row.refund_sealed ?? null,
+    refund_sealed: row.refund_sealed ?? null, owner: INSTANCE_ID,
   }).execute();
 }
 
@@ -215,7 +216,7 @@ export async function openAttempt(db: Db, row: {
  * Compare-and-set OPEN (or one of `from`) → status: false when someone (a reconcile) closed the
  * attempt first. A refund account kept for the attempt goes with its close.
  */
-export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus | 'ISSUED', now: number, extra: { message?: string | null; issuer_name?: string | null; from?: readonly AttemptStatus[] } = {}): Promise<boolean> {
+export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStatus | 'ISSUED' | 'UNKNOWN', now: number, extra: { message?: string | null; issuer_name?: string | null; from?: readonly AttemptStatus[] } = {}): Promise<boolean> {
   const r = await db.updateTable('payment_attempts').set({ status, closed_at: now, message: extra.message ?? null, issuer_name: extra.issuer_name ?? null, refund_sealed: null })
     .where('id', '=', id).where('status', 'in', extra.from ?? ['OPEN']).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
@@ -228,7 +229,7 @@ export async function closeAttempt(db: Db, id: string, status: ClosedAttemptStat
  */
 export async function claimAttempt(db: Db, id: string, from: RestingStatus, processorRef?: string | null): Promise<'CLAIMED' | 'MOVED' | 'TAKEN'> {
   try {
-    const r = await db.updateTable('payment_attempts').set({ status: 'OPEN', ...(processorRef ? { processor_ref: processorRef } : {}) })
+    const r = await db.updateTable('payment_attempts').set({ status: 'OPEN', owner: INSTANCE_ID, ...(processorRef ? { processor_ref: processorRef } : {}) })
       .where('id', '=', id).where('status', '=', from).executeTakeFirst();
     return Number(r.numUpdatedRows) === 1 ? 'CLAIMED' : 'MOVED';
   } catch (e) {
@@ -264,6 +265,27 @@ export async function paymentsWithStaleAttempts(db: Db, before: number, limit: n
   const rows = await db.selectFrom('payment_attempts').select('payment_id').where('status', '=', 'OPEN')
     .where('created_at', '<', before).limit(limit).execute();
   return rows.map((r) => r.payment_id);
+}
+
+/**
+ * This process takes over an open attempt from its owner that is gone (compare-and-set on the
+ * owner): false when another process took it first, or it closed meanwhile, so one process
+ * settles it and the others wait for that one as for any live holder.
+ */
+export async function takeOverAttempt(db: Db, id: string, from: string): Promise<boolean> {
+  const r = await db.updateTable('payment_attempts').set({ owner: INSTANCE_ID }).where('id', '=', id).where('status', '=', 'OPEN')
+    .where('owner', '=', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Open attempts held by processes of this host other than this one (`ownerHost`: the host part
+ * with its slash): the caller keeps those whose process is gone (src/platform/instance.ts).
+ */
+export async function openAttemptsOfHost(db: Db, ownerHost: string, limit: number): Promise<{ payment_id: string; owner: string }[]> {
+  const rows = await db.selectFrom('payment_attempts').select(['payment_id', 'owner']).where('status', '=', 'OPEN')
+    .where('owner', 'like', `${ownerHost}%`).where('owner', '<>', INSTANCE_ID).orderBy('created_at').limit(limit).execute();
+  return rows.map((r) => ({ payment_id: r.payment_id, owner: r.owner! }));
 }
 
 /** Windows opened before `before` that nobody came back from (the sweep looks them up once). */

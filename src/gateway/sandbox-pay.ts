@@ -2,7 +2,7 @@ import { EASY_PAYS, type PayMethod } from '../ports/checkout.js';
 import { SandboxCheckout, windowCardOf, type WindowAction } from '../ports/sandbox-checkout.js';
 import type { SandboxChoice } from '../ports/sandbox-network.js';
 import { kstCompact } from '../platform/kst.js';
-import { pay } from './approval.js';
+import { CONFIRMING_MESSAGE, pay } from './approval.js';
 import { beginCheckout, returnFromWindow, type BeginOptions, type ReturnResult } from './checkout.js';
 import type { GatewayContext } from './context.js';
 import { installmentProblem, LUMP_SUM } from './installments.js';
@@ -33,7 +33,8 @@ export type SandboxPayAnswer =
   | { approved: false; APPROVE_STATUS: 'STORE_REQUEST'; VBANK_NAME: string; VBANK_ACCOUNT: string; VBANK_HOLDER: string; VBANK_DUE: string | null };
 
 const APPROVED = '승인되었습니다';
-const stateMessage = (p: Payment) => `이미 처리된 결제입니다 (${p.state})`;
+// A payment still waiting is never "already processed": an operation on it is in flight.
+const stateMessage = (p: Payment) => (p.state === 'STORE_REQUEST' ? CONFIRMING_MESSAGE : `이미 처리된 결제입니다 (${p.state})`);
 
 async function sandboxOf(ctx: GatewayContext, storeCode: string): Promise<SandboxCheckout> {
   const adapter = await ctx.processors.checkout('sandbox', storeCode);

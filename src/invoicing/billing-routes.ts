@@ -1,9 +1,11 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { ok, type App } from '../platform/http.js';
 import type { Billing } from './billing.js';
 import { ClassBody, ClassMembersBody, MAX_CLASS_MEMBERS, MAX_CLASSES } from './classes.js';
 import { Envelope, ErrorEnvelope } from './schemas.js';
+import { MAX_SCHEDULES, POINTS_RETRY_MINUTES, ScheduleBody } from './schedules.js';
+import { ONCE_PERIOD_DAYS } from './schedule-time.js';
 
 type Hooks = Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'>;
 
@@ -43,8 +45,8 @@ const CLASS_EXAMPLE = {
  * Billing that runs itself (docs/reference.md, section 17): classes, with the invoicing
  * routes' token hooks: reading needs any member of the team, changes a manager or an owner.
  */
-export function billingRoutes(app: App, d: { billing: Billing; hooks: Hooks; writeHooks: Hooks; accountOf: (req: FastifyRequest) => string }): void {
-  const { classes } = d.billing;
+export function billingRoutes(app: App, d: { billing: Billing; hooks: Hooks; writeHooks: Hooks; accountOf: (req: FastifyRequest) => string; storeOf: (req: FastifyRequest) => string }): void {
+  const { classes, schedules } = d.billing;
   const acc = d.accountOf;
 
   app.get('/app/v1/classes', {
@@ -97,4 +99,59 @@ export function billingRoutes(app: App, d: { billing: Billing; hooks: Hooks; wri
     await classes.removeMember(acc(req), req.params.id, req.params.memberId);
     return ok(req);
   });
+
+  // ---- schedules --------------------------------------------------------------------------------
+
+  const N = <T extends TSchema>(x: T) => Type.Union([x, Type.Null()]);
+  const Kst = Type.String({ description: "yyyy-MM-dd'T'HH:mm:ss, KST", examples: ['2026-12-01T09:00:00'] });
+  const ScheduleView = Type.Object({
+    id: Type.String({ examples: ['sch_U2NoZWR1bGVB'] }), classId: Type.String(), className: N(Type.String()), templateId: Type.String(), templateName: N(Type.String()),
+    repeat: Type.String({ examples: ['MONTHLY'] }), dayOfMonth: N(Type.Integer({ examples: [1] })), time: Type.String({ examples: ['09:00'] }), at: N(Kst),
+    dueDays: N(Type.Integer()), reminders: N(Type.Object({ beforeDays: N(Type.Integer()), afterDays: N(Type.Integer()), times: Type.Integer() })),
+    status: Type.String({ description: 'ACTIVE, PAUSED or ENDED' }), nextRunAt: N(Kst), createdAt: Kst,
+  });
+  const RunView = Type.Object({
+    id: Type.String(), period: Type.String({ examples: ['2026-12'] }), plannedAt: Kst, periodEndsAt: Kst,
+    status: Type.String({ description: 'SENT, WAITING_POINTS, MISSED or SKIPPED' }), recipients: Type.Integer({ examples: [30] }), invoices: Type.Integer({ examples: [30] }),
+    pointsNeeded: Type.Integer({ examples: [300] }), pointsSpent: Type.Integer({ examples: [300] }), tries: Type.Integer(), message: N(Type.String()), finishedAt: N(Kst),
+  });
+  const ScheduleId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64, examples: ['sch_U2NoZWR1bGVB'] }) });
+  const SCHEDULE_EXAMPLE = { classId: 'cls_Q2xhc3NBYmNk', templateId: 'tpl_VGVtcGxhdGVB', repeat: 'MONTHLY', dayOfMonth: 1, time: '09:00', dueDays: 10, reminders: { beforeDays: 3, afterDays: 2, times: 2 } };
+
+  app.get('/app/v1/schedules', {
+    ...d.hooks,
+    schema: { ...doc('List the team\'s schedules', 'Newest first, each with its class and template names, status and next run.'), response: { 200: Envelope(Type.Object({ schedules: Type.Array(ScheduleView) })), ...errors(401, 403) } },
+  }, async (req) => ok(req, { schedules: await schedules.list(acc(req)) }));
+
+  app.post('/app/v1/schedules', {
+    ...d.writeHooks,
+    schema: {
+      ...doc('Bill a class with a template every month, or once', `MONTHLY: dayOfMonth 1–31 (29–31 fall on the last day of a shorter month) and time HH:MM, KST. ONCE: at (yyyy-MM-dd'T'HH:mm, KST). Each period (a month, or the one time) is billed at most once. A run short of points sends nothing, says so in the audit log and the console, and is tried again every ${POINTS_RETRY_MINUTES} minutes until its period ends (the next month's moment; ${ONCE_PERIOD_DAYS} days for ONCE). dueDays (0–365) overrides the template's "due N days after sending"; reminders {beforeDays, afterDays, times} reminds the unpaid. At most ${MAX_SCHEDULES} schedules per team.`),
+      body: Type.Object(ScheduleBody.properties, { examples: [SCHEDULE_EXAMPLE] }), response: { 200: Envelope(ScheduleView), ...errors(400, 401, 403) },
+    },
+  }, async (req) => ok(req, await schedules.create(acc(req), d.storeOf(req), req.body)));
+
+  app.get('/app/v1/schedules/:id', {
+    ...d.hooks,
+    schema: { ...doc('A schedule and its runs', 'The last 36 runs, newest first: what each billed (invoices) and spent (pointsSpent), or why it waits or was skipped.'), params: ScheduleId, response: { 200: Envelope(Type.Object({ schedule: ScheduleView, runs: Type.Array(RunView) })), ...errors(400, 401, 403, 404) } },
+  }, async (req) => ok(req, await schedules.get(acc(req), req.params.id)));
+
+  app.get('/app/v1/schedules/:id/runs/:runId', {
+    ...d.hooks,
+    schema: {
+      ...doc('One run with the invoices it made', 'Each invoice: uniqueId, receiverName, amount, status, sendStatus, dueDate.'),
+      params: Type.Object({ id: Type.String({ maxLength: 64 }), runId: Type.String({ maxLength: 64 }) }),
+      response: { 200: Envelope(Type.Object({ run: RunView, invoices: Type.Array(Type.Object({ uniqueId: Type.String(), receiverName: Type.String(), amount: Type.Integer(), status: Type.String(), sendStatus: Type.String(), dueDate: N(Type.String()) })) })), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await schedules.run(acc(req), req.params.id, req.params.runId)));
+
+  for (const [path, pause] of [['pause', true], ['resume', false]] as const) {
+    app.post(`/app/v1/schedules/:id/${path}`, {
+      ...d.writeHooks,
+      schema: {
+        ...doc(pause ? 'Pause a schedule' : 'Resume a paused schedule', pause ? 'Nothing is billed while paused. No body.' : 'Billing goes on from the next planned moment (a month whose moment passed while paused is not billed late); a one-time schedule not yet billed runs at its moment, or at once if it passed. No body.'),
+        params: ScheduleId, response: { 200: Envelope(ScheduleView), ...errors(400, 401, 403, 404, 409) },
+      },
+    }, async (req) => ok(req, pause ? await schedules.pause(acc(req), req.params.id) : await schedules.resume(acc(req), req.params.id)));
+  }
 }

@@ -95,6 +95,21 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 .badge.ok{background:#e6f4ea;color:#0d652d}
 .badge.warn{background:#fef7e0;color:#7a4f01}
 .badge.bad{background:#fdecea;color:#8c1d18}
+.filter-fold>summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center;font-weight:600}
+.filter-fold[open]>summary{margin-bottom:.5rem}
+.filter-fold>summary::before,.chart-table>summary::before{content:"▸";margin-right:.5rem}
+.filter-fold[open]>summary::before,.chart-table[open]>summary::before{content:"▾"}
+@media (max-width:39.99rem){
+table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.cards,table.cards tbody{display:block}
+table.cards caption{display:block}
+table.cards tr{display:grid;grid-template-columns:1fr auto;gap:.125rem .75rem;padding:.625rem .25rem;border-bottom:1px solid #e3e7ee}
+table.cards td{display:block;border:0;padding:0;white-space:normal;min-width:0}
+table.cards td.wrap{min-width:0}
+table.cards td:nth-child(even){text-align:right}
+table.cards td.more{display:none}
+table.cards td.sub{color:#4a5363;font-size:.875rem}
+}
 .filters{display:grid;grid-template-columns:1fr;gap:.5rem .75rem;align-items:end}
 .filters .field{margin:0}
 .filters label{font-size:.875rem}
@@ -111,7 +126,14 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 .chart svg{width:100%;height:auto;display:block}
 .chart .bar{fill:#0b57d0}
 .chart .bar.cancel{fill:#b3261e}
-.chart .axis{fill:#4a5363;font-size:10px}
+.chart svg{height:10rem}
+.chart .legend{list-style:none;display:flex;flex-wrap:wrap;gap:.25rem 1rem;padding:0;margin:0 0 .5rem;font-size:.875rem}
+.chart .swatch{display:inline-block;width:.875rem;height:.875rem;border-radius:2px;margin-right:.375rem;vertical-align:-.125rem;background:#0b57d0}
+.chart .swatch.cancel{background:#b3261e}
+.chart-days{list-style:none;display:grid;grid-template-columns:repeat(30,1fr);padding:0;margin:.25rem 0 0;font-size:.8125rem;color:#4a5363}
+.chart-days li{white-space:nowrap;overflow:visible}
+.chart-days li:last-child{direction:rtl}
+.chart-table summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center;font-weight:600}
 .chart .grid{stroke:#e3e7ee}
 table.calendar{width:100%;border-collapse:collapse;table-layout:fixed;font-size:.75rem;font-variant-numeric:tabular-nums}
 table.calendar th{color:#4a5363;font-weight:600;padding:.25rem 0}

@@ -147,6 +147,11 @@ export async function pageRoutes(app: App, deps: PaymentPageDeps): Promise<void>
         return again(202, r.payment, {
           alert: `${r.message}. 카드가 두 번 청구되지 않습니다. 1분쯤 뒤에 결제 링크를 다시 열어 결과를 확인해 주세요.`, installment: form.installment,
         });
+      case 'CONFIRMING':
+        // This card was not sent: another attempt on the payment is being settled first.
+        return again(202, r.payment, {
+          alert: `${r.message}. 이 카드로는 결제하지 않았습니다. 잠시 후 결제 링크를 다시 열어 결과를 확인해 주세요.`, installment: form.installment,
+        });
       case 'STATE':
         if (r.payment.state === 'STORE_REQUEST') {
           return again(409, r.payment, { alert: '이 결제는 지금 다른 창에서 처리 중입니다. 잠시 후 결제 링크를 다시 열어 확인해 주세요.', installment: form.installment });

@@ -29,6 +29,18 @@ export function createMetrics() {
         for (const r of await rows()) this.set({ [label]: r.key }, r.n);
       },
     });
-  return { registry, requests, latency, jobFailures, countGauge };
+  /**
+   * A counter of stored events (schedule runs, reminders sent) counted from the database at
+   * scrape time: every instance answers the same totals, and a restart loses none.
+   */
+  const countTotal = (name: string, help: string, label: string, rows: () => Promise<{ key: string; n: number }[]>) =>
+    new Counter({
+      name, help, labelNames: [label], registers: [registry],
+      async collect() {
+        this.reset();
+        for (const r of await rows()) this.inc({ [label]: r.key }, r.n);
+      },
+    });
+  return { registry, requests, latency, jobFailures, countGauge, countTotal };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -63,6 +63,13 @@ export interface CardProcessor {
    * an attempt open longer than that (with a margin) was left by a dead process. Absent: 60 s.
    */
   readonly callLimitMs?: number;
+  /**
+   * How long after an approval request the processor keeps its order id and idempotency key, so
+   * that a look-up which found nothing may still find a charge it books late (Toss: 15 days).
+   * Within it an unknown attempt is looked up again on a backoff (src/gateway/late-charge.ts).
+   * Absent: a look-up that finds nothing is final (the sandbox's network books in one step).
+   */
+  readonly keepsOrdersMs?: number;
   /** Proves the credentials with a call that changes nothing. Absent: nothing to prove (sandbox). */
   checkCredentials?(): Promise<CredentialCheck>;
 }

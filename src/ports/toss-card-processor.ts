@@ -15,6 +15,13 @@ export interface TossSettings {
   testCode?: string;
 }
 
+/**
+ * Toss keeps an Idempotency-Key for 15 days from its first use, and the order id with it: within
+ * that time a look-up by orderId may still find a charge booked after an earlier look-up found
+ * nothing, and a repeated request answers the first result.
+ */
+export const TOSS_KEEPS_ORDERS_MS = 15 * 24 * 3_600_000;
+
 /** Before the look-up that follows a lost answer: long enough for the processor to have finished. */
 const SETTLE_PAUSE_MS = 500;
 
@@ -27,6 +34,7 @@ const SETTLE_PAUSE_MS = 500;
  */
 export class TossCardProcessor implements CardProcessor {
   readonly callLimitMs: number;
+  readonly keepsOrdersMs = TOSS_KEEPS_ORDERS_MS;
   private readonly auth: string;
 
   constructor(private readonly s: TossSettings, private readonly log?: Logger) {

@@ -34,10 +34,9 @@ forEachEngine('console: overview', (engine) => {
     assert.ok(text.includes('1,234P'));
     assert.ok(text.includes('실패한 전달 3건'), 'three callbacks failing');
     for (const seq of seqs) assert.ok(text.includes(seq), 'each failing payment is listed');
-    // The calendar's today cell and the chart's bars carry the numbers.
+    // The calendar's today cell and the chart's day table (a tap away, no hover) carry the numbers.
     const page = (await c.get('/console')).text;
     assert.match(page, /<td class="today" aria-current="date"><span class="day">\d+<\/span><span class="net">4만<\/span><span class="count">3건 · 취소 1<\/span>/);
-    assert.match(page, /결제 60,000원 \(3건\)<\/title>/);
-    assert.match(page, /취소 20,000원 \(1건\)<\/title>/);
+    assert.match(page, /<td class="num">60,000원 <span class="muted">3건<\/span><\/td><td class="num">20,000원 <span class="muted">1건<\/span><\/td>/);
   });
 });

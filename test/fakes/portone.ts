@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, type Server } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -109,6 +110,7 @@ export class FakePortone {
   private held = 0;
   private pending = new Set<Promise<void>>();
   private server!: Server;
+  private ca: Buffer | null = null;
   private readonly sockets = new Set<Socket>();
   url = '';
 
@@ -123,6 +125,7 @@ export class FakePortone {
   async start(port = 0, tlsDir = process.env.SUNAP_TEST_TLS_DIR): Promise<this> {
     if (!tlsDir) throw new Error('SUNAP_TEST_TLS_DIR is not set: run the tests with npm test (or the fakes with npm run fakes)');
     this.server = createServer({ key: readFileSync(join(tlsDir, 'server.key')), cert: readFileSync(join(tlsDir, 'server.crt')) }, (req, res) => this.serve(req, res));
+    this.ca = readFileSync(join(tlsDir, 'ca.crt'));
     this.server.on('connection', (s: Socket) => {
       this.sockets.add(s);
       s.on('close', () => this.sockets.delete(s));
@@ -409,13 +412,19 @@ export class FakePortone {
     const ts = String(Math.floor(at.getTime() / 1000));
     const entry = { storeId: store.storeId, type, paymentId: p.id, status: 0 };
     this.webhooks.push(entry);
-    const sent = fetch(url, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', 'webhook-id': msgId, 'webhook-timestamp': ts, 'webhook-signature': signature },
-      signal: AbortSignal.timeout(10_000),
-    }).then(async (r) => {
-      entry.status = r.status;
-      await r.text();
-    }, () => undefined);
+    // Through node's own client with the test CA, so a Sunap behind the rehearsal's https front is reached too.
+    const sent = new Promise<void>((done) => {
+      const u = new URL(url);
+      const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'webhook-id': msgId, 'webhook-timestamp': ts, 'webhook-signature': signature };
+      const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: 'POST', headers, timeout: 10_000, ...(u.protocol === 'https:' && this.ca ? { ca: this.ca } : {}) }, (r) => {
+        entry.status = r.statusCode ?? 0;
+        r.resume();
+        r.on('end', () => done());
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => done());
+      req.end(body);
+    });
     const tracked = sent.finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }

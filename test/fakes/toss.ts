@@ -22,6 +22,7 @@ import { FAKE_TOSS_CLIENT_KEY, TossWindow } from './toss-window.js';
  * | 4000000000005126 | approved, then answered 500 FAILED_INTERNAL_SYSTEM_PROCESSING |
  * | 4000000000001000 | never answered, nothing approved |
  * | 4000000000000507 | 500 FAILED_INTERNAL_SYSTEM_PROCESSING, nothing approved |
+ * | 4000000000004004 | accepted, the answer never sent, and the charge booked only when the test calls `bookLate(orderId)`: look-ups find nothing until then |
  *
  * A `TossPayments-Test-Code` header on an approval answers that error code, as Toss's test
  * mode does.
@@ -56,6 +57,8 @@ const BY_CARD: Record<string, string> = {
 /** Approved, but the answer is lost: never sent, or a 500. */
 const LOST = new Set(['4000000000003220', '4000000000005126']);
 const NEVER_ANSWERED = '4000000000001000';
+/** Accepted and unanswered; booked (a charge) only when the test says so (a charge Toss books late). */
+const BOOKED_LATE = '4000000000004004';
 
 export interface FakePayment {
   paymentKey: string;
@@ -83,13 +86,17 @@ export class FakeToss {
   readonly approvals = new Map<string, number>();
   /** The next n look-ups answer 500 (a processor outage while Sunap settles a lost answer). */
   failLookups = 0;
+  /** While set, every look-up waits for it before answering (a slow processor while Sunap settles). */
+  lookupGate: Promise<void> | null = null;
+  /** Charges accepted but not booked yet (card 4000000000004004), by orderId. */
+  readonly unbooked = new Map<string, FakePayment>();
   private readonly replays = new Map<string, FakeAnswer>();
   private seq = 0;
   /** The payment window's orders, SDK, pages and notices. */
   readonly window: TossWindow;
 
   constructor(readonly secretKey = FAKE_TOSS_SECRET_KEY, clientKey = FAKE_TOSS_CLIENT_KEY) {
-    this.window = new TossWindow(() => this.url, clientKey);
+    this.window = new TossWindow(() => this.url, clientKey, secretKey);
   }
 
   get url(): string {
@@ -115,29 +122,48 @@ export class FakeToss {
     // The browser's side (the SDK, the window, the dashboard) takes no secret key.
     const browser = this.window.browser(r);
     if (browser) return browser;
-    if (r.headers.authorization !== `Basic ${Buffer.from(`${this.secretKey}:`).toString('base64')}`) {
+    // Basic auth: the secret key and an empty password, exactly; the merchant is the key's.
+    const auth = typeof r.headers.authorization === 'string' ? /^Basic ([A-Za-z0-9+/=]+)$/.exec(r.headers.authorization) : null;
+    const decoded = auth ? Buffer.from(auth[1]!, 'base64').toString('utf8') : '';
+    const merchant = decoded.endsWith(':') ? decoded.slice(0, -1) : '';
+    if (!auth || !(merchant === this.secretKey || this.window.isMerchant(merchant)) || Buffer.from(decoded).toString('base64') !== auth[1]) {
       return err(401, 'UNAUTHORIZED_KEY', '인증되지 않은 시크릿 키 혹은 클라이언트 키 입니다.');
     }
     const byOrder = /^\/v1\/payments\/orders\/([^/]+)$/.exec(r.path);
     const byKey = /^\/v1\/payments\/([^/]+)$/.exec(r.path);
     const cancel = /^\/v1\/payments\/([^/]+)\/cancel$/.exec(r.path);
     if (r.method === 'POST' && r.path === '/v1/payments/key-in') return this.idempotent(r, () => this.keyIn(r));
-    if (r.method === 'POST' && r.path === '/v1/payments/confirm') return this.idempotent(r, () => this.window.confirm(r.json));
-    const windowOrder = cancel ? this.window.byKey(decodeURIComponent(cancel[1]!)) : undefined;
+    if (r.method === 'POST' && r.path === '/v1/payments/confirm') return this.idempotent(r, () => this.window.confirm(r.json, merchant));
+    const windowOrder = cancel ? this.window.byKey(decodeURIComponent(cancel[1]!), merchant) : undefined;
     if (r.method === 'POST' && windowOrder) return this.idempotent(r, () => this.window.cancel(windowOrder, r.json));
     if (r.method === 'POST' && cancel) return this.idempotent(r, () => this.cancel(decodeURIComponent(cancel[1]!), r.json));
     if (r.method === 'GET' && (byOrder || byKey)) {
-      if (this.failLookups > 0) {
-        this.failLookups--;
-        return err(500, 'FAILED_INTERNAL_SYSTEM_PROCESSING', '내부 시스템 처리 작업이 실패했습니다.');
-      }
-      // A window order is known once the customer acted in the window (READY: Toss answers nothing yet).
-      const w = byOrder ? this.window.orders.get(decodeURIComponent(byOrder[1]!)) : this.window.byKey(decodeURIComponent(byKey![1]!));
-      if (w && w.status !== 'READY') return { status: 200, body: this.window.view(w) };
-      const p = byOrder ? this.payments.get(decodeURIComponent(byOrder[1]!)) : [...this.payments.values()].find((x) => x.paymentKey === decodeURIComponent(byKey![1]!));
-      return p ? { status: 200, body: this.view(p) } : err(404, 'NOT_FOUND_PAYMENT', '존재하지 않는 결제 정보 입니다.');
+      if (this.lookupGate) return this.lookupGate.then(() => this.lookupAnswer(byOrder, byKey, merchant));
+      return this.lookupAnswer(byOrder, byKey, merchant);
     }
     return err(404, 'NOT_FOUND', '존재하지 않는 정보 입니다.');
+  }
+
+  private lookupAnswer(byOrder: RegExpExecArray | null, byKey: RegExpExecArray | null, merchant: string): FakeAnswer {
+    if (this.failLookups > 0) {
+      this.failLookups--;
+      return err(500, 'FAILED_INTERNAL_SYSTEM_PROCESSING', '내부 시스템 처리 작업이 실패했습니다.');
+    }
+    // A window order is known once the customer acted in the window (READY: Toss answers nothing yet).
+    const w = byOrder ? this.window.byOrder(decodeURIComponent(byOrder[1]!), merchant) : this.window.byKey(decodeURIComponent(byKey![1]!), merchant);
+    if (w && w.status !== 'READY') return { status: 200, body: this.window.view(w) };
+    const p = byOrder ? this.payments.get(decodeURIComponent(byOrder[1]!)) : [...this.payments.values()].find((x) => x.paymentKey === decodeURIComponent(byKey![1]!));
+    return p ? { status: 200, body: this.view(p) } : err(404, 'NOT_FOUND_PAYMENT', '존재하지 않는 결제 정보 입니다.');
+  }
+
+  /** Books a charge accepted earlier (card 4000000000004004): from now on look-ups find it. */
+  bookLate(orderId: string): FakePayment {
+    const p = this.unbooked.get(orderId);
+    if (!p) throw new Error(`no unbooked charge for order ${orderId}`);
+    this.unbooked.delete(orderId);
+    this.payments.set(orderId, p);
+    this.approvals.set(orderId, (this.approvals.get(orderId) ?? 0) + 1);
+    return p;
   }
 
   /** The first answer under an Idempotency-Key (with this API key, path and method) is the answer to every repeat. */
@@ -145,7 +171,7 @@ export class FakeToss {
     const raw = r.headers['idempotency-key'];
     const key = typeof raw === 'string' ? raw : undefined;
     if (key !== undefined && (key.length === 0 || key.length > 300)) return err(400, 'INVALID_REQUEST', '멱등키는 300자 이하로 입력해주세요.');
-    const slot = key === undefined ? undefined : `${r.method} ${r.path} ${key}`;
+    const slot = key === undefined ? undefined : `${String(r.headers.authorization)} ${r.method} ${r.path} ${key}`;
     const seen = slot ? this.replays.get(slot) : undefined;
     if (seen) return seen;
     const out = run();
@@ -165,20 +191,24 @@ export class FakeToss {
       return err(e.status, e.code, e.message);
     }
     if (b.amount < 100) return err(400, 'BELOW_MINIMUM_AMOUNT', '신용카드는 결제금액이 100원 이상, 계좌는 200원이상부터 결제가 가능합니다.');
-    if (this.payments.has(b.orderId)) return err(400, 'DUPLICATED_ORDER_ID', '이미 승인 및 취소가 진행된 중복된 주문번호 입니다. 다른 주문번호로 진행해주세요.');
+    if (this.payments.has(b.orderId) || this.unbooked.has(b.orderId)) return err(400, 'DUPLICATED_ORDER_ID', '이미 승인 및 취소가 진행된 중복된 주문번호 입니다. 다른 주문번호로 진행해주세요.');
     if (b.cardNumber === NEVER_ANSWERED) return 'hold';
     const coded = BY_CARD[b.cardNumber];
     if (coded) {
       const e = ERRORS[coded]!;
       return err(e.status, e.code, e.message);
     }
-    const card = APPROVED[b.cardNumber] ?? (LOST.has(b.cardNumber) ? { issuer: '41' } : undefined);
+    const card = APPROVED[b.cardNumber] ?? (LOST.has(b.cardNumber) || b.cardNumber === BOOKED_LATE ? { issuer: '41' } : undefined);
     if (!card) return err(403, 'REJECT_CARD_COMPANY', '결제 승인이 거절되었습니다.');
     const p: FakePayment = {
       paymentKey: `tfake${Date.now().toString(36)}${randomBytes(6).toString('hex')}`, orderId: b.orderId, orderName: b.orderName, status: 'DONE',
       totalAmount: b.amount, cardNumber: b.cardNumber, issuerCode: card.issuer, installmentPlanMonths: b.cardInstallmentPlan ?? 0,
       approveNo: String(30_000_000 + ++this.seq), approvedAt: new Date().toISOString(), cancels: [],
     };
+    if (b.cardNumber === BOOKED_LATE) {
+      this.unbooked.set(p.orderId, p);
+      return { acted: { status: 200, body: this.view(p) }, sent: 'hold' };
+    }
     this.payments.set(p.orderId, p);
     this.approvals.set(p.orderId, (this.approvals.get(p.orderId) ?? 0) + 1);
     const done: FakeAnswer = { status: 200, body: this.view(p) };

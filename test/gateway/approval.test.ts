@@ -296,15 +296,23 @@ forEachEngine('approval and cancel at their edges', (engine) => {
     assert.deepEqual((await attempts(p.id)).map((a) => a.status), ['APPROVED']);
   });
 
-  test('while another operation holds the payment, a second payer gets STATE after the wait, without asking the network', async () => {
+  test('while another operation holds the payment, a second payer is told after the wait that it is being confirmed (never "already processed"), without asking the network', async () => {
     const p = await waiting();
     // A live attempt of another process (fresh, so no reconcile takes it for abandoned).
     await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
     const approves = processor.approves.length;
     const r = await gateway().pay(p.id, card(), '00');
-    assert.equal(r.outcome, 'STATE');
-    assert.equal(r.payment.state, 'STORE_REQUEST');
+    assert.deepEqual([r.outcome, r.payment.state, 'message' in r && r.message], ['CONFIRMING', 'STORE_REQUEST', '앞선 결제 시도의 결과를 확인하고 있습니다']);
     assert.equal(processor.approves.length, approves);
+  });
+
+  test('the sandbox\'s pay call says the same of a payment another operation holds, and "already processed" only of one that is', async () => {
+    const p = await waiting();
+    const holder = await openAttempt(db(), { paymentId: p.id, kind: 'APPROVE', createdAt: t.app.sunap.clock.nowMs() });
+    assert.deepEqual(await t.pay(p.trans_seqno), { approved: false, APPROVE_STATUS: 'STORE_REQUEST', message: '앞선 결제 시도의 결과를 확인하고 있습니다' });
+    await db().updateTable('payment_attempts').set({ status: 'DECLINED', closed_at: Date.now() }).where('id', '=', holder).execute();
+    assert.equal((await t.pay(p.trans_seqno)).approved, true);
+    assert.deepEqual(await t.pay(p.trans_seqno), { approved: false, APPROVE_STATUS: 'APPROVE_COMPLETE', message: '이미 처리된 결제입니다 (APPROVE_COMPLETE)' });
   });
 
   test('a database failure while opening the attempt is thrown, never taken for a busy payment', async () => {

@@ -393,7 +393,10 @@ forEachEngine('job worker timing', (engine) => {
     try {
       await eventually(async () => msgs('could not renew job leases').length > 0, 'a failed renewal logged');
       hang.open();
-      await draining;
+      // The lease (150 ms) runs out 50 ms after the first refused renewal: on a loaded machine the
+      // drain's next poll finds the job due again, and its claim is refused like every update.
+      // Either way nothing is claimed while the database is away.
+      await draining.catch((err: Error) => assert.equal(err.message, 'database away'));
     } finally {
       updatesFail = false;
     }

@@ -36,8 +36,12 @@ export function accountRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettin
   app.post('/account/password', { schema: { hide: true, body: Type.Object({ ...Csrf, current: Str(200), next: Str(200) }) } }, async (req, reply) => {
     const user = userOf(req);
     try {
-      await deps.invoicing.team.changePassword(user.member, req.body.current ?? '', req.body.next ?? '');
+      await deps.invoicing.team.changePassword(user.member, req.body.current ?? '', req.body.next ?? '', req.ip);
     } catch (err) {
+      // The sign-in's lockout (per account and per address) holds here too.
+      if (err instanceof AppError && err.kind === 'TOO_MANY') {
+        return show(req, reply, { error: `비밀번호 확인 시도가 너무 많습니다. ${err.message.replace(/^.*try again in (\d+) seconds.*$/, '$1')}초 후 다시 시도해 주세요.` }, 429);
+      }
       if (err instanceof AppError && err.kind === 'VALIDATION') {
         const msg = err.message.startsWith('current') ? '지금 비밀번호가 맞지 않습니다.' : '새 비밀번호는 8자 이상이어야 합니다.';
         return show(req, reply, { error: msg }, 400);

@@ -1,6 +1,8 @@
 import type { App } from '../../platform/http.js';
 import { kstMonth, kstMonthRange } from '../../platform/kst.js';
 import { renderPage, storeKey, userOf, type ConsoleDeps } from '../http.js';
+import { html } from '../../pages/html.js';
+import { pointsBanner } from '../views/schedules.js';
 import { DAY_MS, type DaySales } from '../views/charts.js';
 import { overviewBody, type Totals } from '../views/overview.js';
 
@@ -39,6 +41,8 @@ export function overviewRoutes(app: App, deps: ConsoleDeps): void {
       callbacks: await deps.payments.failingCallbacks(s, now - 7 * DAY_MS),
       webhooks: await deps.invoicing.console.failingWebhooks(user.tenant.id),
     });
-    return renderPage(req, reply, { title: '개요', active: 'overview', body });
+    // Schedule runs short of points come first (docs/console.md, "Schedules").
+    const waiting = pointsBanner(await deps.invoicing.billing.schedules.waiting(user.tenant.id), await deps.invoicing.invoices.balance(user.tenant.id));
+    return renderPage(req, reply, { title: '개요', active: 'overview', body: html`${waiting}${body}` });
   });
 }

@@ -26,33 +26,41 @@ function short(n: number): string {
 
 /**
  * The 30-day chart: one bar per day (paid up, cancelled down), drawn as SVG on the server with
- * presentation attributes only (no inline style, so the strict CSP holds). A table with the same
- * numbers follows it for screen readers and for copying.
+ * presentation attributes only (no inline style, so the strict CSP holds). Its words (the
+ * scale, the days, the legend) are HTML beside the drawing, not text inside it, so they keep
+ * their size (at least 12 px) when the drawing shrinks to a phone. Every day's numbers are one
+ * tap away in a table under "일별 금액" (no hover needed), for touch and for screen readers.
  */
 export function salesChart(days: DaySales[]): SafeHtml {
   const W = 600;
-  const H = 180;
-  const pad = { l: 44, r: 6, t: 10, b: 22 };
+  const H = 160;
   const max = Math.max(1, ...days.map((d) => Math.max(d.paid, d.canceled)));
-  const mid = pad.t + (H - pad.t - pad.b) * 0.75;
-  const up = mid - pad.t;
-  const down = H - pad.b - mid;
-  const bw = (W - pad.l - pad.r) / days.length;
+  const mid = H * 0.75;
+  const up = mid - 4;
+  const down = H - mid;
+  const bw = W / days.length;
   const bars = days.map((d, i) => {
-    const x = pad.l + i * bw + 1;
+    const x = i * bw + 1;
     const hp = Math.round((d.paid / max) * up);
     const hc = Math.round((d.canceled / max) * down);
-    const { m, d: dd } = dateOf(d.day);
-    return html`<rect class="bar" x="${x.toFixed(1)}" y="${mid - hp}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${hp}"><title>${m}/${dd} 결제 ${num(d.paid)}원 (${d.paidCount}건)</title></rect>${hc > 0 ? html`<rect class="bar cancel" x="${x.toFixed(1)}" y="${mid}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${hc}"><title>${m}/${dd} 취소 ${num(d.canceled)}원 (${d.canceledCount}건)</title></rect>` : ''}${i % 5 === 0 || i === days.length - 1 ? html`<text class="axis" x="${(x + bw / 2).toFixed(1)}" y="${H - 6}" text-anchor="middle">${m}/${dd}</text>` : ''}`;
+    return html`<rect class="bar" x="${x.toFixed(1)}" y="${mid - hp}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${hp}"/>${hc > 0 ? html`<rect class="bar cancel" x="${x.toFixed(1)}" y="${mid}" width="${Math.max(1, bw - 2).toFixed(1)}" height="${hc}"/>` : ''}`;
   });
+  const label = (d: DaySales) => {
+    const { m, d: dd } = dateOf(d.day);
+    return `${m}/${dd}`;
+  };
   return html`<figure class="chart card" aria-labelledby="chart-title">
 <h2 id="chart-title">최근 30일 매출</h2>
-<svg viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-desc"><desc id="chart-desc">최근 30일 일별 결제 금액(파란 막대)과 취소 금액(빨간 막대). 최대 ${num(max)}원.</desc>
-<line class="grid" x1="${pad.l}" y1="${pad.t}" x2="${W - pad.r}" y2="${pad.t}"/><line class="grid" x1="${pad.l}" y1="${mid}" x2="${W - pad.r}" y2="${mid}"/>
-<text class="axis" x="${pad.l - 4}" y="${pad.t + 4}" text-anchor="end">${short(max)}</text><text class="axis" x="${pad.l - 4}" y="${mid + 4}" text-anchor="end">0</text>
+<ul class="legend"><li><span class="swatch paid" aria-hidden="true"></span>결제 (위)</li><li><span class="swatch cancel" aria-hidden="true"></span>취소 (아래)</li><li class="muted">가장 큰 날 ${short(max)}원</li></ul>
+<svg viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" role="img" aria-labelledby="chart-desc"><desc id="chart-desc">최근 30일 일별 결제 금액(파란 막대)과 취소 금액(빨간 막대). 최대 ${num(max)}원. 날짜별 금액은 아래 표에 있습니다.</desc>
+<line class="grid" x1="0" y1="${mid}" x2="${W}" y2="${mid}"/>
 ${bars}
 </svg>
-<figcaption class="muted">파란 막대: 결제, 빨간 막대: 취소. 막대에 마우스를 올리면 금액이 보입니다.</figcaption>
+<ol class="chart-days" aria-hidden="true">${days.map((d, i) => html`<li>${(days.length - 1 - i) % 7 === 0 ? label(d) : ''}</li>`)}</ol>
+<details class="chart-table"><summary>일별 금액</summary>
+${html`<div class="table-wrap" role="region" aria-label="일별 금액 표" tabindex="0"><table class="list"><thead><tr><th scope="col">날짜</th><th scope="col" class="num">결제</th><th scope="col" class="num">취소</th></tr></thead>
+<tbody>${[...days].reverse().map((d) => html`<tr><td>${label(d)}</td><td class="num">${num(d.paid)}원 <span class="muted">${d.paidCount}건</span></td><td class="num">${d.canceled ? html`${num(d.canceled)}원 <span class="muted">${d.canceledCount}건</span>` : '0원'}</td></tr>`)}</tbody></table></div>`}
+</details>
 </figure>`;
 }
 

@@ -31,30 +31,35 @@ const option = (value: string, label: string, current: string | undefined) => ht
 
 export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; today: string; nextHref: string | null; firstHref: string | null; exportHref: string; canCreate: boolean }): SafeHtml {
   const q = v.query;
+  const active = [q.status, q.sendStatus, q.due, q.month].filter(Boolean).length;
   const rows = v.rows.map((r) => html`<tr>
 <td><a href="/console/invoices/${r.unique_id}">${r.receiver_name}</a></td>
-<td>${phone(r.receiver_phone)}${r.guardian_phone ? html`<br><span class="muted">보호자 ${phone(r.guardian_phone)}</span>` : ''}</td>
-<td class="wrap">${r.reason}</td>
-<td class="num">${won(Number(r.amount))}</td>
+<td class="num"><strong>${won(Number(r.amount))}</strong></td>
 <td>${invoiceBadge(r.status)}</td>
-<td>${sendBadge(r.send_status)} <span class="muted">${Number(r.send_count)}회</span></td>
-<td>${dueCell(r, v.today)}</td>
-<td>${when(r.created_at)}</td>
-<td>${when(r.done_at)}</td>
+<td class="sub">${when(r.created_at)}</td>
+<td class="sub">${phone(r.receiver_phone)}${r.guardian_phone ? html`<br><span class="muted">보호자 ${phone(r.guardian_phone)}</span>` : ''}</td>
+<td class="sub">${sendBadge(r.send_status)} <span class="muted">${Number(r.send_count)}회</span></td>
+<td class="wrap sub">${r.reason}</td>
+<td class="sub">${dueCell(r, v.today)}</td>
+<td class="more">${when(r.done_at)}</td>
 </tr>`);
   return html`<h1>청구서</h1>
 ${v.canCreate ? html`<div class="actions"><a class="btn inline" href="/console/invoices/new">청구서 보내기</a><a class="btn inline secondary" href="/console/invoices/bulk">CSV로 여러 명에게 보내기</a></div>` : ''}
-<form class="filters card" method="get" action="/console/invoices" role="search" aria-label="청구서 검색">
-<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 이름·전화번호·청구 사유·거래번호·requestId의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+<form class="card" method="get" action="/console/invoices" role="search" aria-label="청구서 검색">
+<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 이름·전화번호·청구 사유·거래번호·requestId의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+<div class="field"><button class="btn inline" type="submit">검색</button></div></div>
+<details class="filter-fold"${active ? html` open` : ''}><summary>필터: 결제·발송 상태·기한·월${active ? ` (${active}개 적용 중)` : ''}</summary>
+<div class="filters">
 <div class="field"><label for="status">결제 상태</label><select id="status" name="status">${option('', '전체', q.status)}${INVOICE_STATUSES.map((s) => option(s, INVOICE_STATUS_LABEL[s], q.status))}</select></div>
 <div class="field"><label for="sendStatus">발송 상태</label><select id="sendStatus" name="sendStatus">${option('', '전체', q.sendStatus)}${INVOICE_SEND_STATUSES.map((s) => option(s, INVOICE_SEND_STATUS_LABEL[s], q.sendStatus))}</select></div>
 <div class="field"><label for="due">납부 기한</label><select id="due" name="due">${option('', '전체', q.due)}${option('overdue', '기한 지남 (미결제)', q.due)}</select></div>
 <div class="field"><label for="month">청구 월</label><input id="month" name="month" type="month" value="${q.month ?? ''}"></div>
-<div class="field"><button class="btn inline" type="submit">검색</button></div>
+<div class="field"><button class="btn inline secondary" type="submit">필터 적용</button></div>
+</div></details>
 </form>
 <div class="actions"><a class="link-btn" href="${v.exportHref}">CSV 내보내기 (검색 결과 전체)</a></div>
-${v.rows.length === 0 ? html`<p class="card">조건에 맞는 청구서가 없습니다.</p>` : tableRegion('청구서 목록', html`<table class="list"><caption>최신 청구 순</caption>
-<thead><tr><th scope="col">받는 분</th><th scope="col">전화번호</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">결제</th><th scope="col">발송</th><th scope="col">납부 기한</th><th scope="col">청구 시각</th><th scope="col">결제 시각</th></tr></thead>
+${v.rows.length === 0 ? html`<p class="card">조건에 맞는 청구서가 없습니다.</p>` : tableRegion('청구서 목록', html`<table class="list cards"><caption>최신 청구 순</caption>
+<thead><tr><th scope="col">받는 분</th><th scope="col" class="num">금액</th><th scope="col">결제</th><th scope="col">청구 시각</th><th scope="col">전화번호</th><th scope="col">발송</th><th scope="col">청구 사유</th><th scope="col">납부 기한</th><th scope="col">결제 시각</th></tr></thead>
 <tbody>${rows}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>`;
 }

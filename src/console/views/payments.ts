@@ -28,44 +28,57 @@ export interface PaymentQuery {
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-/** The filter form: one search box and the filters; a GET, so a filtered list is a link. */
+/**
+ * The filter form: one search box always in view, the other filters folded behind one control
+ * (open when one of them is in use), so on a phone the list starts right under the search box.
+ * A GET, so a filtered list is a link.
+ */
 export function paymentFilters(q: PaymentQuery): SafeHtml {
-  return html`<form class="filters card" method="get" action="/console/payments" role="search" aria-label="결제 검색">
-<div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 카드 끝 4자리, 이름·전화번호·거래번호·승인번호·결제 사유의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+  const active = [q.state, q.from, q.to, q.payPath, q.orderType].filter(Boolean).length;
+  return html`<form class="card" method="get" action="/console/payments" role="search" aria-label="결제 검색">
+<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 카드 끝 4자리, 이름·전화번호·거래번호·승인번호·결제 사유의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+<div class="field"><button class="btn inline" type="submit">검색</button></div></div>
+<details class="filter-fold"${active ? html` open` : ''}><summary>필터: 상태·기간·결제 경로${active ? ` (${active}개 적용 중)` : ''}</summary>
+<div class="filters">
 <div class="field"><label for="state">상태</label><select id="state" name="state">${option('', '전체', q.state)}${PAYMENT_STATES.map((s) => option(s, PAYMENT_STATE_LABEL[s], q.state))}</select></div>
 <div class="field"><label for="from">요청일 부터</label><input id="from" name="from" type="date" value="${q.from ?? ''}"></div>
 <div class="field"><label for="to">까지</label><input id="to" name="to" type="date" value="${q.to ?? ''}"></div>
 <div class="field"><label for="payPath">결제 경로</label><select id="payPath" name="payPath">${option('', '전체', q.payPath)}${PAY_PATHS.map((p) => option(p, PAY_PATH_LABEL[p], q.payPath))}</select></div>
 <div class="field"><label for="orderType">주문 유형</label><select id="orderType" name="orderType">${option('', '전체', q.orderType)}${ORDER_TYPES.map((o) => option(o, ORDER_TYPE_LABEL[o], q.orderType))}</select></div>
-<div class="field"><button class="btn inline" type="submit">검색</button></div>
+<div class="field"><button class="btn inline secondary" type="submit">필터 적용</button></div>
+</div></details>
 </form>`;
 }
 
+/**
+ * The list: on a phone each payment is a stacked row (table.cards) with who paid, how much, its
+ * state and when in view, the number and phone under them; the rest is on the detail page.
+ */
 export function paymentList(v: { query: PaymentQuery; rows: PaymentListRow[]; nextHref: string | null; exportHref: string; firstHref: string | null }): SafeHtml {
   const rows = v.rows.map((p) => html`<tr>
-<td><a href="/console/payments/${encodeURIComponent(p.trans_seqno)}">${p.trans_seqno}</a></td>
+<td><a href="/console/payments/${encodeURIComponent(p.trans_seqno)}">${p.pay_user_name || '(이름 없음)'}</a></td>
+<td class="num"><strong>${won(Number(p.amount))}</strong></td>
 <td>${stateBadge(p.state)}</td>
-<td class="num">${won(Number(p.amount))}</td>
-<td>${p.pay_user_name}</td>
-<td>${phone(p.mobile_no)}</td>
-<td class="wrap">${p.request_reason}</td>
-<td>${p.card_last4 ? html`${p.issuer_name ?? ''} ${maskedCard(p.card_bin, p.card_last4)}` : ''}</td>
-<td>${p.approval_number ?? ''}</td>
-<td>${when(p.created_at)}</td>
+<td class="sub">${when(p.created_at)}</td>
+<td class="sub"><a href="/console/payments/${encodeURIComponent(p.trans_seqno)}">${p.trans_seqno}</a></td>
+<td class="sub">${phone(p.mobile_no)}</td>
+<td class="wrap more">${p.request_reason}</td>
+<td class="more">${p.card_last4 ? html`${p.issuer_name ?? ''} ${maskedCard(p.card_bin, p.card_last4)}` : ''}</td>
+<td class="more">${p.approval_number ?? ''}</td>
 </tr>`);
   return html`<h1>결제</h1>
 ${paymentFilters(v.query)}
 <div class="actions"><a class="link-btn" href="${v.exportHref}">CSV 내보내기 (검색 결과 전체)</a></div>
-${v.rows.length === 0 ? html`<p class="card">조건에 맞는 결제가 없습니다.</p>` : tableRegion('결제 목록', html`<table class="list"><caption>최신 요청 순</caption>
-<thead><tr><th scope="col">거래번호</th><th scope="col">상태</th><th scope="col" class="num">금액</th><th scope="col">결제자</th><th scope="col">전화번호</th><th scope="col">내용</th><th scope="col">카드</th><th scope="col">승인번호</th><th scope="col">요청 시각</th></tr></thead>
+${v.rows.length === 0 ? html`<p class="card">조건에 맞는 결제가 없습니다.</p>` : tableRegion('결제 목록', html`<table class="list cards"><caption>최신 요청 순</caption>
+<thead><tr><th scope="col">결제자</th><th scope="col" class="num">금액</th><th scope="col">상태</th><th scope="col">요청 시각</th><th scope="col">거래번호</th><th scope="col">전화번호</th><th scope="col">내용</th><th scope="col">카드</th><th scope="col">승인번호</th></tr></thead>
 <tbody>${rows}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>`;
 }
 
 const ATTEMPT_LABEL: Record<string, string> = { APPROVE: '카드 승인 시도', CHECKOUT: '결제창', CANCEL: '취소 시도', DELETE: '요청 삭제' };
 const ATTEMPT_STATUS: Record<string, string> = {
-  OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', APPROVED: '승인', DECLINED: '거절', ERROR: '오류', ABANDONED: '결제창 닫힘',
-  CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
+  OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', UNKNOWN: '결과 확인 중 (결제사에 다시 조회)', APPROVED: '승인', DECLINED: '거절', ERROR: '오류',
+  ABANDONED: '결제창 닫힘', CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', REFUNDED: '늦게 확인된 승인, 자동 환불됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
 };
 const METHOD_LABEL: Record<string, string> = { CARD: '카드', EASY_PAY: '간편결제', TRANSFER: '계좌이체', VIRTUAL_ACCOUNT: '가상계좌', MOBILE_PHONE: '휴대폰' };
 const EVENT_OUTCOME: Record<string, string> = { RECEIVED: '받음', APPLIED: '조회 후 반영', IGNORED: '해당 없음', REFUSED: '검증 실패로 거부', FAILED: '처리 실패 (재전송 대기)' };
@@ -78,7 +91,7 @@ function entry(e: TimelineEntry): SafeHtml {
     case 'ATTEMPT': {
       const bad = ['DECLINED', 'ERROR', 'FAILED'].includes(e.status);
       const via = [e.processor, e.method ? METHOD_LABEL[e.method] ?? e.method : null].filter(Boolean).join(' · ');
-      return html`<li${bad ? html` class="bad"` : ''}>${t}<span class="what">${ATTEMPT_LABEL[e.attempt] ?? e.attempt}: ${ATTEMPT_STATUS[e.status] ?? e.status}</span>
+      return html`<li${bad ? html` class="bad"` : ''}>${t}<span class="what">${ATTEMPT_LABEL[e.attempt] ?? e.attempt}: ${e.attempt === 'APPROVE' && e.status === 'ABANDONED' ? '결제사에 기록 없음, 조회 마침' : ATTEMPT_STATUS[e.status] ?? e.status}</span>
 <span class="detail">${via}${e.card ? html`${via ? ' · ' : ''}카드 ${e.card}` : ''}${e.message ? html` · ${e.message}` : ''}</span></li>`;
     }
     case 'APPROVED':
@@ -91,6 +104,8 @@ function entry(e: TimelineEntry): SafeHtml {
       return html`<li${ok ? '' : html` class="bad"`}>${t}<span class="what">결과 알림(콜백) ${e.attemptNo}회차: ${ok ? `성공 (HTTP ${e.statusCode})` : '실패'}</span>
 <span class="detail">${e.url} · ${e.durationMs}ms${e.error ? html` · ${e.error}` : ''}</span></li>`;
     }
+    case 'LATE_REFUND':
+      return html`<li>${t}<span class="what">늦게 확인된 승인 자동 환불</span><span class="detail">${e.card ? html`카드 ${e.card} · ` : ''}${e.message}</span></li>`;
     case 'CANCELED':
       return html`<li>${t}<span class="what">결제 취소 완료</span><span class="detail">${won(e.amount)}${e.reason ? html` · 사유: ${e.reason}` : ''}</span></li>`;
   }

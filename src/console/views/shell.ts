@@ -21,6 +21,7 @@ export const NAV: NavItem[] = [
   { key: 'invoices', label: '청구서', href: '/console/invoices', role: 'viewer' },
   { key: 'templates', label: '템플릿', href: '/console/templates', role: 'viewer' },
   { key: 'classes', label: '반', href: '/console/classes', role: 'viewer' },
+  { key: 'schedules', label: '예약 발송', href: '/console/schedules', role: 'viewer' },
   { key: 'points', label: '포인트', href: '/console/points', role: 'viewer' },
   { key: 'deliveries', label: '콜백·웹훅', href: '/console/deliveries', role: 'viewer' },
   { key: 'team', label: '팀', href: '/console/team', role: 'owner' },

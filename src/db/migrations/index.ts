@@ -8,6 +8,7 @@ import * as m0007 from './0007_console.js';
 import * as m0008 from './0008_throttles.js';
 import * as m0009 from './0009_deliveries.js';
 import * as m0010 from './0010_checkout.js';
+import * as m0012 from './0012_attempt_owner.js';
 import * as m0013 from './0013_billing.js';
 import * as m0014 from './0014_console_reset_search.js';
 import * as m0017 from './0017_short_links.js';
@@ -23,6 +24,7 @@ export const migrations: Record<string, Migration> = {
   '0008_throttles': m0008,
   '0009_deliveries': m0009,
   '0010_checkout': m0010,
+  '0012_attempt_owner': m0012,
   '0013_billing': m0013,
   '0014_console_reset_search': m0014,
   '0017_short_links': m0017,
