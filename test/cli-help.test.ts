@@ -34,6 +34,7 @@ const COMMANDS: Record<string, { options: string[]; json: string[] }> = {
   'account create': { options: ['--email', '--password', '--store-code'], json: ['accountId', 'email', 'storeCode'] },
   'account enable': { options: ['--email'], json: ['email', 'invoicingEnabled'] },
   'account disable': { options: ['--email'], json: ['email', 'invoicingEnabled'] },
+  'account set-role': { options: ['--email', '--role'], json: ['email', 'role', 'storeCode', 'owners'] },
   'points grant': { options: ['--email', '--amount', '--memo'], json: ['balance'] },
 };
 const words = (name: string) => name.split(' ');

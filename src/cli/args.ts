@@ -19,6 +19,8 @@ export interface OptionSpec {
   min?: number;
   max?: number;
   default?: number;
+  /** string options: the only values taken; another is a usage error that names the nearest one. */
+  choices?: readonly string[];
 }
 export type Options = Record<string, OptionSpec>;
 
@@ -74,9 +76,38 @@ export function parseOptions<O extends Options>(options: O, args: string[]): { v
     if (o.type === 'boolean') values[name] = v === true;
     else if (o.required && (v === undefined || v === '')) throw new UsageError(`--${name}: is required`);
     else if (v === undefined) values[name] = o.default;
-    else values[name] = o.type === 'integer' ? integer(name, o, v as string) : v;
+    else values[name] = o.type === 'integer' ? integer(name, o, v as string) : o.choices ? choice(name, o.choices, v as string) : v;
   }
   return { values: values as Values<O>, json: raw.json === true };
+}
+
+function choice(name: string, choices: readonly string[], v: string): string {
+  if (choices.includes(v)) return v;
+  const near = nearest(choices, v);
+  throw new UsageError(`--${name}: must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${v}"${near ? ` (did you mean ${near}?)` : ''}`);
+}
+
+/** The choice a typo most likely meant: the same in another case, or at most two edits away (Levenshtein). */
+export function nearest(choices: readonly string[], v: string): string | undefined {
+  const lower = v.toLowerCase();
+  const same = choices.find((c) => c.toLowerCase() === lower);
+  if (same) return same;
+  let best: { c: string; d: number } | undefined;
+  for (const c of choices) {
+    const d = editDistance(c, lower);
+    if (d <= 2 && (!best || d < best.d)) best = { c, d };
+  }
+  return best?.c;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
 }
 
 function integer(name: string, o: OptionSpec, v: string): number {

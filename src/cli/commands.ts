@@ -1,5 +1,5 @@
 import { createPlatform, createStore, rotateKey } from '../gateway/index.js';
-import { createAccount, grantPoints, setInvoicingEnabled } from '../invoicing/index.js';
+import { createAccount, grantPoints, setInvoicingEnabled, setRoleByEmail } from '../invoicing/index.js';
 import type { Options, Values } from './args.js';
 import { doctor, doctorText, type DoctorReport } from './doctor.js';
 import type { Session } from './session.js';
@@ -223,6 +223,18 @@ export const commands: readonly Command[] = [
     json: '{"email", "link", "expiresAt", "validMinutes": 60} or, with --password, {"email", "passwordSet": true, "sessionsEnded": N}',
     more: 'The link opens /console/reset/<token> under SUNAP_PUBLIC_URL; only its hash is kept, a newer link revokes older ones. Setting the password (by the link or --password) ends the member\'s console sessions and API tokens. Either way the team\'s audit log records it.',
     run: async (v, session) => resetPassword(session, { email: v.email, password: v.password }),
+  }),
+  command({
+    name: 'account set-role',
+    summary: 'change a team member\'s role in the console (owner, manager or viewer); gives a team that lost its owners an owner again',
+    options: {
+      email,
+      role: { type: 'string', required: true, value: 'ROLE', choices: ['owner', 'manager', 'viewer'], description: 'owner (everything: team, settings), manager (payments, invoices, points) or viewer (reads only)' },
+    },
+    env: ['DATABASE_URL'],
+    json: '{"email", "role", "storeCode", "owners"}: owners is the number of owners the team has after the change',
+    more: 'The team keeps at least one owner: demoting its last owner is refused (exit 1) until another member is an owner. The member\'s console sessions stay signed in and see the new role on their next page.',
+    run: async (v, session) => setRoleByEmail((await session.open()).database.db, { email: v.email, role: v.role }),
   }),
   command({
     name: 'points grant',

@@ -63,6 +63,15 @@ export async function setRole(db: Db, tenantId: string, accountId: string, role:
   return Number(r.numUpdatedRows) === 1;
 }
 
+/**
+ * Locks the team for a change of its owners until the transaction ends: a write to the tenant's
+ * own account row (a row lock on PostgreSQL, the write lock on SQLite). Every change that may
+ * take an owner away takes it first, so two of them never both count the same owners.
+ */
+export async function lockTeam(db: Db, tenantId: string): Promise<void> {
+  await db.updateTable('accounts').set((eb) => ({ role: eb.ref('role') })).where('id', '=', tenantId).execute();
+}
+
 export async function countOwners(db: Db, tenantId: string): Promise<number> {
   const r = await db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', tenantId).where('role', '=', 'owner').executeTakeFirstOrThrow();
   return Number(r.n);

@@ -3,6 +3,7 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hashPassword, newId } from '../platform/crypto.js';
 import { AppError, isUniqueViolation } from '../platform/errors.js';
+import { OperatorError } from '../gateway/index.js';
 import { emailProblem, normalizeEmail, passwordProblem, tenantOf, type AuthService } from './accounts.js';
 import * as team from './console-repository.js';
 import { ACCOUNT_ROLES, type AccountRole } from './invoice-state.js';
@@ -26,6 +27,42 @@ export function isRole(v: unknown): v is AccountRole {
 }
 
 const validation = (msg: string) => new AppError('VALIDATION', msg);
+
+const LAST_OWNER = 'role: the team needs at least one owner; make someone else an owner first';
+
+/**
+ * A member's new role, keeping the team's last owner. The team is locked first (lockTeam), so
+ * two owners demoting each other at the same moment cannot both see the other still an owner:
+ * the second waits, then counts the first's change (on PostgreSQL each statement reads what is
+ * committed; on SQLite the transaction holds the write lock).
+ */
+export async function setTeamRole(db: Kysely<Database>, tenantId: string, memberId: string, role: AccountRole): Promise<Account> {
+  return db.transaction().execute(async (trx) => {
+    await team.lockTeam(trx, tenantId);
+    const m = await team.teamAccount(trx, tenantId, memberId);
+    if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
+    if (m.role === 'owner' && role !== 'owner' && (await team.countOwners(trx, tenantId)) <= 1) throw new AppError('STATE', LAST_OWNER);
+    await team.setRole(trx, tenantId, memberId, role);
+    return { ...m, role };
+  });
+}
+
+/** The operator's `sunap account set-role` (README.md, "Operator CLI"): gives a team back an owner, or changes any member's role. */
+export async function setRoleByEmail(db: Kysely<Database>, input: { email: string; role: string }): Promise<{ email: string; role: AccountRole; storeCode: string; owners: number }> {
+  const role = input.role;
+  // The command line refuses another value first (a usage error naming the nearest role).
+  if (!isRole(role)) throw new OperatorError(`--role: must be ${ACCOUNT_ROLES.join(', ')}, got "${role}"`);
+  const email = normalizeEmail(input.email);
+  const account = await repo.findAccountByEmail(db, email);
+  if (!account) throw new OperatorError(`--email: no account ${email}`);
+  try {
+    await setTeamRole(db, tenantOf(account), account.id, role);
+  } catch (err) {
+    if (err instanceof AppError && err.kind === 'STATE') throw new OperatorError(`--role: ${email} is the team's last owner; make another member an owner first (sunap account set-role --email OTHER --role owner)`);
+    throw err;
+  }
+  return { email, role, storeCode: account.store_code, owners: await team.countOwners(db, tenantOf(account)) };
+}
 
 export class TeamService {
   /** `auth`: the sign-in's password check and its throttles, which the change-password form shares. */
@@ -73,25 +110,19 @@ export class TeamService {
     return row;
   }
 
-  /** Changes a member's role; the team's last owner stays an owner. */
-  async setRole(tenantId: string, memberId: string, role: AccountRole): Promise<Account> {
-    return this.db.transaction().execute(async (trx) => {
-      const m = await team.teamAccount(trx, tenantId, memberId);
-      if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
-      if (m.role === 'owner' && role !== 'owner' && (await team.countOwners(trx, tenantId)) <= 1) {
-        throw new AppError('STATE', 'role: the team needs at least one owner; make someone else an owner first');
-      }
-      await team.setRole(trx, tenantId, memberId, role);
-      return { ...m, role };
-    });
+  /** Changes a member's role; the team's last owner stays an owner (atomically: see setTeamRole). */
+  setRole(tenantId: string, memberId: string, role: AccountRole): Promise<Account> {
+    return setTeamRole(this.db, tenantId, memberId, role);
   }
 
-  /** Removes a member and its API tokens; the team's first account (it holds the data) stays. */
+  /** Removes a member and its API tokens; the team's first account (it holds the data) stays, and so does its last owner. */
   async remove(tenantId: string, memberId: string): Promise<Account> {
     return this.db.transaction().execute(async (trx) => {
+      await team.lockTeam(trx, tenantId);
       const m = await team.teamAccount(trx, tenantId, memberId);
       if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
       if (m.id === tenantId) throw new AppError('STATE', 'member: the team\'s first account holds its invoices and points; it cannot be removed');
+      if (m.role === 'owner' && (await team.countOwners(trx, tenantId)) <= 1) throw new AppError('STATE', LAST_OWNER);
       await team.deleteMember(trx, tenantId, memberId);
       return m;
     });

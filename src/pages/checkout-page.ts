@@ -77,7 +77,7 @@ ${v.alert ? html`<div class="alert" role="alert"><p>${v.alert}</p></div>` : null
 <p class="amount-label">${p.vbank_name}</p>
 <p class="account-number">${p.vbank_account}</p>
 <dl class="facts">
-<dt>예금주</dt><dd>${p.vbank_holder}</dd>
+${p.vbank_holder ? html`<dt>예금주</dt><dd>${p.vbank_holder}</dd>` : null}
 <dt>입금 금액</dt><dd>${won(p.amount)}</dd>
 <dt>입금 기한</dt><dd>${due}</dd>
 <dt>주문명</dt><dd>${p.request_reason}</dd>

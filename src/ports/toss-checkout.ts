@@ -164,7 +164,8 @@ export class TossCheckout implements CheckoutProcessor {
           status: 'WAITING_FOR_DEPOSIT', processorRef: paymentKey, amount, secret: str(p, 'secret') || null,
           account: {
             bankCode: bank?.code ?? '', bankName: bank?.name ?? `은행(${str(va, 'bankCode')})`, accountNumber: str(va, 'accountNumber'),
-            holder: str(va, 'customerName'), dueAtMs: ms(str(va, 'dueDate')) ?? 0,
+            // Toss's answer does not name the account's holder (its customerName is the payer's): none rather than a wrong one.
+            holder: '', dueAtMs: ms(str(va, 'dueDate')) ?? 0,
           },
         };
       }

@@ -62,4 +62,44 @@ forEachEngine('sunap account and points', (engine) => {
     }
     assert.deepEqual(await json('points', 'grant', '--email', 'taken@example.com', '--amount', '1'), { balance: 1 }, 'none of them granted anything');
   });
+
+  test('account set-role: an operator gives a team that lost its owners an owner again; the last owner stays one; roles are checked with a "did you mean"', async () => {
+    const first = await json('account', 'create', '--email', 'team-first@example.com', '--password', 'change-me-123', '--store-code', storeCode);
+    const store = openDatabase(url);
+    try {
+      const now = Date.now();
+      await store.db.insertInto('accounts').values({
+        id: 'member-of-team-first', email: 'team-member@example.com', password_hash: 'x', store_code: storeCode, invoicing_enabled: 1, created_at: now, role: 'viewer', tenant_id: first.accountId,
+      }).execute();
+      const roles = async () => Object.fromEntries((await store.db.selectFrom('accounts').select(['email', 'role']).where('tenant_id', '=', first.accountId).execute()).map((r) => [r.email, r.role]));
+      assert.deepEqual(await json('account', 'set-role', '--email', 'Team-Member@example.com', '--role', 'owner'), { email: 'team-member@example.com', role: 'owner', storeCode, owners: 2 });
+      assert.deepEqual(await json('account', 'set-role', '--email', 'team-first@example.com', '--role', 'manager'), { email: 'team-first@example.com', role: 'manager', storeCode, owners: 1 });
+      // The last owner stays one (exit 1, nothing changes), and says how to go on.
+      const last = await fails('account', 'set-role', '--email', 'team-member@example.com', '--role', 'viewer');
+      assert.equal(last.code, 1);
+      assert.match(last.stderr, /--role: team-member@example\.com is the team's last owner; make another member an owner first \(sunap account set-role --email OTHER --role owner\)/);
+      assert.deepEqual(await roles(), { 'team-first@example.com': 'manager', 'team-member@example.com': 'owner' });
+      // A team left with no owner (as a race could leave it before the rule was atomic): the operator gives one back.
+      await store.db.updateTable('accounts').set({ role: 'viewer' }).where('tenant_id', '=', first.accountId).execute();
+      assert.deepEqual(await json('account', 'set-role', '--email', 'team-first@example.com', '--role', 'owner'), { email: 'team-first@example.com', role: 'owner', storeCode, owners: 1 });
+      assert.deepEqual(await roles(), { 'team-first@example.com': 'owner', 'team-member@example.com': 'viewer' });
+      // Usage errors (64) name the nearest role; an unknown email is exit 1.
+      const cases: [string[], number, RegExp][] = [
+        [['--email', 'team-first@example.com', '--role', 'Owner'], 64, /^sunap: --role: must be owner, manager or viewer, got "Owner" \(did you mean owner\?\); run "sunap account set-role --help"/],
+        [['--email', 'team-first@example.com', '--role', 'manger'], 64, /got "manger" \(did you mean manager\?\)/],
+        [['--email', 'team-first@example.com', '--role', 'admin'], 64, /--role: must be owner, manager or viewer, got "admin"; run/],
+        [['--email', 'team-first@example.com'], 64, /--role: is required/],
+        [['--email', 'nobody@example.com', '--role', 'owner'], 1, /--email: no account nobody@example\.com/],
+      ];
+      for (const [args, code, pattern] of cases) {
+        const err = await fails('account', 'set-role', ...args);
+        assert.equal(err.code, code, `${args.join(' ')}: ${err.stderr}`);
+        assert.equal(err.stdout, '');
+        assert.match(err.stderr.trim(), pattern);
+      }
+      assert.deepEqual(await roles(), { 'team-first@example.com': 'owner', 'team-member@example.com': 'viewer' }, 'no refused command changed a role');
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -91,6 +91,48 @@ forEachEngine('team', (engine) => {
     assert.ok(await repo.findAccountById(h.db, tenant.id));
   });
 
+  test('removing the last owner (the first account made a manager) is refused; with another owner it is not', async () => {
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
+    const tenant = await owner();
+    const a = await team.addMember(tenant, { email: `o-${n++}@example.com`, password: 'member-password', role: 'owner' });
+    await team.setRole(tenant.id, tenant.id, 'manager');
+    await assert.rejects(team.remove(tenant.id, a.id), app('STATE', 'role: the team needs at least one owner; make someone else an owner first'));
+    assert.ok(await repo.findAccountById(h.db, a.id));
+    const b = await team.addMember(tenant, { email: `o-${n++}@example.com`, password: 'member-password', role: 'owner' });
+    assert.equal((await team.remove(tenant.id, a.id)).id, a.id);
+    assert.equal((await repo.findAccountById(h.db, b.id))?.role, 'owner');
+  });
+
+  const RACE_ROUNDS = 20;
+  test(`the last-owner rule holds under races, ${RACE_ROUNDS} rounds: two owners demoting each other at once, or removing each other while demoting, leave exactly one owner`, async () => {
+    const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
+    const owners = async (tenantId: string) => (await h.db.selectFrom('accounts').select('id').where('tenant_id', '=', tenantId).where('role', '=', 'owner').execute()).length;
+    const outcomes = { demoteDemote: 0, demoteRemove: 0 };
+    for (let round = 0; round < RACE_ROUNDS; round++) {
+      const tenant = await owner();
+      const b = await team.addMember(tenant, { email: `race-${n++}@example.com`, password: 'member-password', role: 'owner' });
+      // Each demotes the other at the same moment: one wins, the other is refused (STATE).
+      const r = await Promise.allSettled([team.setRole(tenant.id, b.id, 'viewer'), team.setRole(tenant.id, tenant.id, 'viewer')]);
+      assert.equal(r.filter((x) => x.status === 'fulfilled').length, 1, `round ${round}: ${JSON.stringify(r.map((x) => x.status))}`);
+      const refused = r.find((x) => x.status === 'rejected') as PromiseRejectedResult;
+      assert.ok(refused.reason instanceof AppError && refused.reason.kind === 'STATE', String(refused.reason));
+      assert.equal(await owners(tenant.id), 1, `round ${round}: one owner left`);
+      outcomes.demoteDemote++;
+      // Another team: the first account a manager, owners B and C; B is removed while C is demoted.
+      const t2 = await owner();
+      const [ob, oc] = [
+        await team.addMember(t2, { email: `race-${n++}@example.com`, password: 'member-password', role: 'owner' }),
+        await team.addMember(t2, { email: `race-${n++}@example.com`, password: 'member-password', role: 'owner' }),
+      ];
+      await team.setRole(t2.id, t2.id, 'manager');
+      const r2 = await Promise.allSettled([team.remove(t2.id, ob.id), team.setRole(t2.id, oc.id, 'viewer')]);
+      assert.equal(r2.filter((x) => x.status === 'fulfilled').length, 1, `round ${round}: ${JSON.stringify(r2.map((x) => x.status))}`);
+      assert.equal(await owners(t2.id), 1, `round ${round}: remove vs demote left one owner`);
+      outcomes.demoteRemove++;
+    }
+    assert.deepEqual(outcomes, { demoteDemote: RACE_ROUNDS, demoteRemove: RACE_ROUNDS });
+  });
+
   test('a password change needs the current password and a new one of 8 to 200 characters; it revokes the account\'s API tokens', async () => {
     const team = new TeamService(h.db, clock, new AuthService(h.db, clock, { perAddressPerMinute: 0 }));
     const a = await owner();

@@ -113,6 +113,9 @@ test('SUNAP_CARD_PROCESSOR: toss is the payment window and needs both keys of on
   assert.equal(problems({ ...portone, SUNAP_PORTONE_WEBHOOK_SECRET: `whsec_${'b'.repeat(19)}` }), 'SUNAP_PORTONE_WEBHOOK_SECRET: must be a PortOne webhook secret (whsec_…)');
   assert.equal(problems({ SUNAP_PORTONE_API_URL: 'http://127.0.0.1:9' }), 'SUNAP_PORTONE_API_URL: must be an https:// URL without credentials, got "http://127.0.0.1:9"');
   assert.equal(load({ SUNAP_PORTONE_API_URL: 'https://localhost:9704/' }).portoneApiUrl, 'https://localhost:9704');
+  // Live mode takes PortOne as the operator's processor (no card-processor problem), and names each missing key.
+  assert.doesNotMatch(problems({ ...portone, SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32), SUNAP_PUBLIC_URL: 'https://pay.example.com' }), /SUNAP_CARD_PROCESSOR|SUNAP_PORTONE/);
+  assert.match(problems({ ...portone, SUNAP_PORTONE_WEBHOOK_SECRET: '', SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32), SUNAP_PUBLIC_URL: 'https://pay.example.com' }), /SUNAP_PORTONE_WEBHOOK_SECRET: required with this provider/);
   // Live mode without a real processor says which ones there are.
   assert.match(problems({ SUNAP_MODE: 'live', SUNAP_SECRET_KEY: 'ab'.repeat(32), SUNAP_PUBLIC_URL: 'https://pay.example.com' }),
     /SUNAP_CARD_PROCESSOR: live mode needs a real card processor: toss \(Toss Payments' payment window, with SUNAP_TOSS_CLIENT_KEY and SUNAP_TOSS_SECRET_KEY\) or toss-keyin/);

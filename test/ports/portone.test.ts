@@ -251,4 +251,43 @@ forEachEngine('PortOne V2 adapter and notices', (engine) => {
     assert.match(other.checks.find((c) => c.name === `store ${store} (portone)`)!.detail, /^its keys cannot be read with this SUNAP_SECRET_KEY/);
     await resetSettings(settingsContextOf(t.app.sunap.config, t.app.sunap.database.db, t.app.sunap.box), bad);
   });
+
+  test('the window page: PortOne\'s SDK and our launcher by the page\'s nonce, the SDK\'s host (the fake\'s origin) in the CSP, the amount pre-registered; the launcher served with its ETag', async () => {
+    const body = paymentBody({ STORE_CODE: store });
+    const url = new URL(rd(await t.gw('requestPayment', body)).REDIRECT_URL);
+    const begin = await t.request('POST', `${url.pathname}/begin`, new URLSearchParams({ tid: url.searchParams.get('tid')!, token: url.searchParams.get('token')!, method: 'VIRTUAL_ACCOUNT' }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+    assert.equal(begin.status, 200);
+    const csp = begin.headers.get('content-security-policy')!;
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1]!;
+    assert.match(csp, new RegExp(`script-src 'nonce-${nonce}' ${fake.url}(;|$)`));
+    assert.match(csp, new RegExp(`connect-src 'self' ${fake.url}(;|$)`));
+    assert.ok(begin.text.includes(`<script src="${fake.url}/v2/browser-sdk.js" nonce="${nonce}"></script>`));
+    assert.ok(begin.text.includes(`<script src="/assets/checkout/portone.js" nonce="${nonce}"></script>`));
+    const data = JSON.parse(/<script type="application\/json" id="sunap-checkout"[^>]*>(.*?)<\/script>/s.exec(begin.text)![1]!);
+    assert.deepEqual({ ...data.request, paymentId: '-', redirectUrl: '-' }, {
+      storeId: fake.store.storeId, channelKey: fake.store.channels[0]!.key, paymentId: '-', orderName: '11월 수강료', totalAmount: 128000, taxFreeAmount: 0, currency: 'KRW',
+      payMethod: 'VIRTUAL_ACCOUNT', customer: { fullName: '홍길동', phoneNumber: '01012345678' }, redirectUrl: '-', forceRedirect: true, locale: 'KO_KR',
+      noticeUrls: [`${t.url}/processor-events/portone/${store}`], virtualAccount: { accountExpiry: { validHours: 168 } },
+    });
+    assert.equal(data.request.redirectUrl, data.successUrl);
+    assert.deepEqual([fake.payments.get(data.request.paymentId)!.total, fake.payments.get(data.request.paymentId)!.preRegistered], [128000, true]);
+    const js = await t.get('/assets/checkout/portone.js');
+    assert.deepEqual([js.status, js.headers.get('content-type'), js.text.includes('window.PortOne.requestPayment(data.request)')], [200, 'text/javascript; charset=utf-8', true]);
+    assert.equal((await t.get('/assets/checkout/portone.js', { 'if-none-match': js.headers.get('etag')! })).status, 304);
+  });
+
+  test('a window nobody came back from (the browser lost after PortOne took the money): PortOne\'s Transaction.Paid, confirmed by a look-up, pays the payment once', async () => {
+    const body = paymentBody({ STORE_CODE: store });
+    const url = new URL(rd(await t.gw('requestPayment', body)).REDIRECT_URL);
+    const begin = await t.request('POST', `${url.pathname}/begin`, new URLSearchParams({ tid: url.searchParams.get('tid')!, token: url.searchParams.get('token')!, method: 'CARD' }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+    const data = JSON.parse(/<script type="application\/json" id="sunap-checkout"[^>]*>(.*?)<\/script>/s.exec(begin.text)![1]!);
+    const sdk = await (await fetch(`${fake.url}/v2/sdk/payments`, { method: 'POST', body: JSON.stringify(data.request) })).json() as { windowUrl: string };
+    await fetch(sdk.windowUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ action: 'approve' }), redirect: 'manual' });
+    await fake.webhooksSettled();
+    const d = rd(await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO, STORE_CODE: store }));
+    assert.deepEqual([d.APPROVE_STATUS, d.METHOD_NAME], ['APPROVE_COMPLETE', '신용카드']);
+    assert.deepEqual(fake.webhooks.filter((w) => w.paymentId === data.request.paymentId).map((w) => [w.type, w.status]), [['Transaction.Ready', 200], ['Transaction.Paid', 200]]);
+    const events = await t.app.sunap.database.db.selectFrom('processor_events').select(['event_type', 'outcome']).where('order_id', '=', data.request.paymentId).orderBy('received_at').execute();
+    assert.deepEqual(events.map((e) => [e.event_type, e.outcome]), [['Transaction.Ready', 'APPLIED'], ['Transaction.Paid', 'APPLIED']]);
+  });
 });

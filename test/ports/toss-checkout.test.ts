@@ -129,7 +129,7 @@ describe('Toss window adapter, answer by answer', () => {
       script.push({ status: 200, body: payment({ method: '가상계좌', status: 'WAITING_FOR_DEPOSIT', approvedAt: null, card: null, secret: 'ps_secret', virtualAccount: { bankCode: '88', accountNumber: 'X1234567890', customerName: '홍길동', dueDate: '2026-12-03T10:00:00+09:00', expired: false } }) });
       assert.deepEqual(await toss().confirm(confirmReq), {
         status: 'WAITING_FOR_DEPOSIT', processorRef: 'pk_1', amount: 128000, secret: 'ps_secret',
-        account: { bankCode: '088', bankName: '신한은행', accountNumber: 'X1234567890', holder: '홍길동', dueAtMs: Date.parse('2026-12-03T01:00:00Z') },
+        account: { bankCode: '088', bankName: '신한은행', accountNumber: 'X1234567890', holder: '', dueAtMs: Date.parse('2026-12-03T01:00:00Z') },
       });
     });
 
