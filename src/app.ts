@@ -20,6 +20,7 @@ import { THROTTLE_PURGE_JOB } from './invoicing/accounts.js';
 import { DELIVERY_JOB } from './invoicing/delivery.js';
 import { SEND_JOB } from './invoicing/sends.js';
 import { SCHEDULE_JOB } from './invoicing/schedules.js';
+import { REMINDER_JOB } from './invoicing/reminders.js';
 import { WEBHOOK_JOB } from './invoicing/webhooks.js';
 import type { JobDefinition } from './jobs/define.js';
 import { countJobsByKind } from './jobs/repository.js';
@@ -105,7 +106,7 @@ export interface BuildOptions {
  * bench read the definitions' flags from here (which kinds are `housekeeping`) instead of
  * repeating kinds as strings.
  */
-export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB, SCHEDULE_JOB];
+export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB, SCHEDULE_JOB, REMINDER_JOB];
 
 const RECONCILE_EVERY_MS = 30_000;
 
@@ -154,6 +155,7 @@ export async function buildApp(config: Config, opts: BuildOptions = {}): Promise
     recharge: { storeCode: config.rechargeStoreCode, sandbox, returnUrl: (id) => `${config.publicUrl}/console/points?recharge=${encodeURIComponent(id)}` },
   });
   metrics.countTotal('sunap_schedule_runs_total', 'Schedule runs by status (SENT, WAITING_POINTS, MISSED, SKIPPED), counted in the database', 'status', invoicing.billing.runCounts);
+  metrics.countTotal('sunap_reminders_sent_total', 'Reminders to the unpaid by status (SENT: handed to the messaging provider; SKIPPED: paid, cancelled, deleted or short of points first), counted in the database', 'status', invoicing.billing.reminderCounts);
   const { auth, invoices } = invoicing;
 
   const pagePrefixes = [paymentPagePaths(config.paymentPageUrl).page, `${new URL(config.publicPayPageUrl).pathname.replace(/\/+$/, '')}/`, `${shortLinkBase(shortLinkUrlOf(config))}/`];

@@ -155,3 +155,9 @@ export async function systemAudit(db: Db, a: { tenantId: string; action: string;
     tenant_id: a.tenantId, actor_id: null, actor_email: 'system', action: a.action, target: a.target.slice(0, 200), detail: a.detail.slice(0, 500), ip: '-', created_at: a.now,
   }).execute();
 }
+
+/** Reminders by status over every team: sunap_reminders_sent_total. */
+export async function countRemindersByStatus(db: Db): Promise<{ key: string; n: number }[]> {
+  const rows = await db.selectFrom('invoice_reminders').select((eb) => [eb.ref('status').as('key'), eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  return rows.map((r) => ({ key: r.key, n: Number(r.n) }));
+}

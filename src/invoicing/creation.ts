@@ -16,6 +16,7 @@ import type { CreateBillBody } from './schemas.js';
 import { SEND_JOB } from './sends.js';
 import { applyTemplate } from './templates.js';
 import { dueDateProblem } from './due.js';
+import { planReminders } from './reminders.js';
 import { storeLines, type StoredLine } from '../gateway/index.js';
 
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -148,6 +149,10 @@ export async function checkInvoices(db: Kysely<Database>, deps: Pick<CreationDep
   if (body.requestId !== undefined && body.members.length > 1) {
     throw new AppError('IDEMPOTENCY_MULTI', 'requestId: idempotent sending supports one recipient only');
   }
+  if (body.reminders !== undefined) {
+    if (body.dueDate === undefined) throw validation('reminders: need a due date (dueDate, or a template with "due N days after sending")');
+    if (body.reminders.beforeDays === undefined && body.reminders.afterDays === undefined) throw validation('reminders: give beforeDays, afterDays or both');
+  }
   return { body, list: recipients(body) };
 }
 
@@ -178,6 +183,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
     bill_template_id: body.billTemplateId === undefined ? null : String(body.billTemplateId),
     related_subject: body.relatedSubject ?? null, etc: body.etc ?? null,
     student_birth_date: r.birthDate, classroom_id: r.classroomId, due_date: body.dueDate ?? null,
+    remind_before_days: body.reminders?.beforeDays ?? null, remind_after_days: body.reminders?.afterDays ?? null, remind_limit: body.reminders?.times ?? null,
     send_count: 0, first_sent_at: null, last_sent_at: null, done_at: null, canceled_at: null, created_at: now, updated_at: now,
   }));
   try {
@@ -190,6 +196,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
         sent_at: null, created_at: now,
       }));
       await queueSends(trx, account.id, sends, now, now);
+      await planReminders(trx, rows, ids, now);
     });
   } catch (err) {
     if (body.requestId !== undefined && isUniqueViolation(err) && (await sameRequest(db, account.id, body.requestId, hash))) return false;

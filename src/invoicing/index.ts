@@ -25,6 +25,7 @@ import { InvoiceService } from './service.js';
 import { WEBHOOK_JOB } from './webhooks.js';
 import { createBilling, type Billing } from './billing.js';
 import { SCHEDULE_JOB } from './schedules.js';
+import { REMINDER_JOB } from './reminders.js';
 
 export { AuthService, THROTTLE_PURGE_JOB, createAccount, emailProblem, grantPoints, normalizeEmail, passwordProblem, setInvoicingEnabled, tenantOf } from './accounts.js';
 export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
@@ -42,8 +43,10 @@ export { invoicingRoutes } from './routes.js';
 export { DeliveryLog, type AttemptView, type DeliveryDetail, type DeliveryView } from './delivery-log.js';
 export { InvoiceService } from './service.js';
 export type { Billing } from './billing.js';
+export type { ClassMonth, UnpaidRow } from './class-month.js';
 export { MAX_SCHEDULES, POINTS_RETRY_MINUTES, REMINDER_LIMITS, SCHEDULE_BACKOFF_SECONDS, SCHEDULE_JOB, type RunView, type ScheduleView } from './schedules.js';
 export { billingDay, ONCE_PERIOD_DAYS } from './schedule-time.js';
+export { outsideQuietHours, QUIET_HOURS, REMINDER_BACKOFF_SECONDS, REMINDER_JOB } from './reminders.js';
 export { MAX_CLASS_MEMBERS, MAX_CLASSES, type ClassMemberView, type ClassView } from './classes.js';
 export { dueDateProblem, dueDateText, isOverdue, MAX_DUE_AHEAD_DAYS, MAX_DUE_DAYS } from './due.js';
 export { SEND_BACKOFF_SECONDS, SEND_JOB } from './sends.js';
@@ -102,8 +105,9 @@ export function createInvoicing(db: Kysely<Database>, deps: InvoicingDeps): Invo
   deps.worker.register(THROTTLE_PURGE_JOB, auth);
   deps.worker.register(DELIVERY_JOB, { db, messaging: deps.messaging, clock: deps.clock, costs: deps.costs, log: deps.log });
   deps.gateway.addListener(invoices.listener());
-  const billing = createBilling(db, { clock: deps.clock, costs: deps.costs, log: deps.log, wake: () => deps.worker.wake() });
+  const billing = createBilling(db, { clock: deps.clock, costs: deps.costs, log: deps.log, wake: () => deps.worker.wake(), sends: runner });
   deps.worker.register(SCHEDULE_JOB, billing.runner);
+  deps.worker.register(REMINDER_JOB, billing.reminders);
   const recharges = new RechargeService(db, { gateway: deps.gateway, clock: deps.clock, log: deps.log, ...deps.recharge });
   deps.gateway.addListener(recharges.listener());
   return {

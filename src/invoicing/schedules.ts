@@ -16,12 +16,16 @@ import { memberView } from './classes.js';
 import * as templates from './console-repository.js';
 import { newTransSeqNo, queueSends } from './creation.js';
 import { dueAfter } from './due.js';
+import { planReminders } from './reminders.js';
 import type { ScheduleRunStatus } from './invoice-state.js';
 import { netItems } from './items.js';
 import { reserveCost, type Costs } from './points.js';
 import * as repo from './repository.js';
 import { nextMonthlyPeriod, ONCE_PERIOD_DAYS, periodEnd, plannedAt } from './schedule-time.js';
 import { templateView } from './templates.js';
+import { REMINDER_LIMITS, ReminderRule } from './reminder-rule.js';
+
+export { REMINDER_LIMITS, ReminderRule };
 
 /**
  * Schedules (docs/reference.md, section 17): "bill class X with template T on day N of every
@@ -37,17 +41,7 @@ export const MAX_SCHEDULES = 100;
 export const POINTS_RETRY_MINUTES = 10;
 /** An unexpected failure of a run is tried again after 1 min, 5 min, 30 min. */
 export const SCHEDULE_BACKOFF_SECONDS = [60, 300, 1800] as const;
-/** Reminder rule limits (docs/reference.md, "Reminders"). */
-export const REMINDER_LIMITS = { beforeDays: 30, afterDays: 30, times: 5 } as const;
-
 const Time = Type.String({ pattern: '^([01]\\d|2[0-3]):[0-5]\\d$', 'x-reason': 'must be HH:MM (00:00 to 23:59, KST)', examples: ['09:00'] });
-
-export const ReminderRule = Type.Object({
-  beforeDays: Type.Optional(Type.Integer({ minimum: 1, maximum: REMINDER_LIMITS.beforeDays, 'x-reason': `must be a whole number of days from 1 to ${REMINDER_LIMITS.beforeDays}`, description: 'A reminder N days before the due date' })),
-  afterDays: Type.Optional(Type.Integer({ minimum: 1, maximum: REMINDER_LIMITS.afterDays, 'x-reason': `must be a whole number of days from 1 to ${REMINDER_LIMITS.afterDays}`, description: 'Then every M days after the due date' })),
-  times: Type.Integer({ minimum: 1, maximum: REMINDER_LIMITS.times, 'x-reason': `must be a whole number from 1 to ${REMINDER_LIMITS.times}`, description: 'At most K reminders in all' }),
-});
-export type ReminderRule = Static<typeof ReminderRule>;
 
 export const ScheduleBody = Type.Object({
   classId: Type.String({ minLength: 1, maxLength: 64, examples: ['cls_Q2xhc3NBYmNk'] }),
@@ -319,6 +313,7 @@ export class ScheduleRunner {
         }));
         // Throws -21 when the wallet cannot cover everyone: the whole transaction (run row included) goes back.
         await queueSends(trx, s.account_id, sends, now, now);
+        await planReminders(trx, rows, ids, now);
         await this.next(trx, s, period, now);
       });
     } catch (err) {

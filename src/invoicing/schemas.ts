@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ErrorEnvelope, Nullable as N } from '../platform/schemas.js';
 import { MAX_DUE_DAYS } from './due.js';
+import { ReminderRule } from './reminder-rule.js';
 import { INVOICE_SEND_STATUSES, INVOICE_STATUSES, SEND_CHANNELS, TEMPLATE_TYPES } from './invoice-state.js';
 
 export { Envelope, ErrorEnvelope };
@@ -87,6 +88,9 @@ export const CreateBillBody = Type.Object({
   relatedSubject: Type.Optional(Type.String({ maxLength: 100 })),
   etc: Type.Optional(Type.String({ maxLength: 500 })),
   dueDate: Type.Optional(DueDate),
+  reminders: Type.Optional(Type.Object(ReminderRule.properties, {
+    description: 'Reminders to the unpaid (docs/reference.md, section 17): needs a due date (dueDate, or the template\'s "due N days after sending")',
+  })),
 });
 export type CreateBillBody = Static<typeof CreateBillBody>;
 

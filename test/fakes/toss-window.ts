@@ -31,6 +31,8 @@ type SdkMethod = 'CARD' | 'TRANSFER' | 'VIRTUAL_ACCOUNT' | 'MOBILE_PHONE';
 
 export interface WindowOrder {
   session: string;
+  /** The merchant (its secret key) whose client key opened the window: only its secret key sees the order. */
+  merchant: string;
   orderId: string;
   orderName: string;
   amount: number;
@@ -82,10 +84,31 @@ export class TossWindow {
   returnAmountDelta = 0;
   private seq = 0;
 
-  constructor(private readonly origin: () => string, readonly clientKey = FAKE_TOSS_CLIENT_KEY) {}
+  /** Each merchant's key pair, client key → secret key: one Toss serves many merchants (a platform's stores with their own contracts). */
+  readonly merchants = new Map<string, string>();
 
-  byKey(paymentKey: string): WindowOrder | undefined {
-    return [...this.orders.values()].find((o) => o.paymentKey === paymentKey);
+  constructor(private readonly origin: () => string, readonly clientKey = FAKE_TOSS_CLIENT_KEY, secretKey = '') {
+    this.merchants.set(clientKey, secretKey);
+  }
+
+  /** Another merchant's contract (a store with its own keys). */
+  addMerchant(clientKey: string, secretKey: string, webhookUrl?: string): void {
+    this.merchants.set(clientKey, secretKey);
+    if (webhookUrl) this.merchantWebhooks.set(secretKey, webhookUrl);
+  }
+
+  isMerchant(secretKey: string): boolean {
+    return [...this.merchants.values()].includes(secretKey);
+  }
+
+  /** The order of a paymentKey, as the merchant calling sees it (another merchant's is not there). */
+  byKey(paymentKey: string, merchant?: string): WindowOrder | undefined {
+    return [...this.orders.values()].find((o) => o.paymentKey === paymentKey && (merchant === undefined || o.merchant === merchant));
+  }
+
+  byOrder(orderId: string, merchant: string): WindowOrder | undefined {
+    const o = this.orders.get(orderId);
+    return o && o.merchant === merchant ? o : undefined;
   }
 
   /** The browser's side: the SDK, the session it registers, the window, the dashboard. Null: not a window path. */
@@ -112,14 +135,15 @@ export class TossWindow {
     } catch {
       return err(400, 'INVALID_PARAMETER', '요청 본문이 JSON이 아닙니다.', cors);
     }
-    if (b?.clientKey !== this.clientKey) return err(401, 'INVALID_CLIENT_KEY', '클라이언트 키가 올바르지 않습니다.', cors);
+    const merchant = typeof b?.clientKey === 'string' ? this.merchants.get(b.clientKey) : undefined;
+    if (merchant === undefined) return err(401, 'INVALID_CLIENT_KEY', '클라이언트 키가 올바르지 않습니다.', cors);
     const q = b.request ?? {};
     const problem = validRequest(q);
     if (problem) return err(400, 'INVALID_PARAMETER', problem, cors);
     const seen = this.orders.get(q.orderId);
     if (seen && seen.status !== 'READY') return err(400, 'DUPLICATED_ORDER_ID', '이미 승인 및 취소가 진행된 중복된 주문번호 입니다.', cors);
     const o: WindowOrder = {
-      session: randomBytes(12).toString('base64url'), orderId: q.orderId, orderName: q.orderName, amount: q.amount.value, method: q.method,
+      session: randomBytes(12).toString('base64url'), merchant, orderId: q.orderId, orderName: q.orderName, amount: q.amount.value, method: q.method,
       successUrl: q.successUrl, failUrl: q.failUrl, customerName: typeof q.customerName === 'string' ? q.customerName : '', validHours: q.virtualAccount?.validHours ?? 168,
       status: 'READY', paymentKey: null, choice: null, requestedAt: kst(Date.now()), approvedAt: null, approveNo: null, secret: null, account: null,
       refundTo: null, cancels: [], failure: null,
@@ -176,9 +200,9 @@ export class TossWindow {
   }
 
   /** POST /v1/payments/confirm: the money moves here. `acted` is what an Idempotency-Key replays. */
-  confirm(b: any): FakeAnswer | { acted: FakeAnswer; sent: FakeAnswer } {
+  confirm(b: any, merchant: string): FakeAnswer | { acted: FakeAnswer; sent: FakeAnswer } {
     if (!b || typeof b.paymentKey !== 'string' || typeof b.orderId !== 'string' || !Number.isInteger(b.amount)) return err(400, 'INVALID_REQUEST', 'paymentKey, orderId, amount는 필수입니다.');
-    const o = this.orders.get(b.orderId);
+    const o = this.byOrder(b.orderId, merchant);
     if (!o || o.paymentKey !== b.paymentKey) return err(404, 'NOT_FOUND_PAYMENT_SESSION', '결제 시간이 만료되어 결제 진행 데이터가 존재하지 않습니다.');
     if (o.status === 'DONE' || o.status === 'WAITING_FOR_DEPOSIT' || o.status === 'CANCELED') return err(400, 'ALREADY_PROCESSED_PAYMENT', '이미 처리된 결제 입니다.');
     if (o.status !== 'IN_PROGRESS') return err(404, 'NOT_FOUND_PAYMENT_SESSION', '결제 시간이 만료되어 결제 진행 데이터가 존재하지 않습니다.');
@@ -253,9 +277,13 @@ export class TossWindow {
     };
   }
 
-  private async post(body: unknown): Promise<number> {
-    if (!this.webhookUrl) throw new Error('the Toss fake has no webhookUrl to post to');
-    const res = await fetch(this.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  /** Where a merchant's notices go: `webhookUrl`, or the address a store registered for its own contract. */
+  readonly merchantWebhooks = new Map<string, string>();
+
+  private async post(body: unknown, merchant: string): Promise<number> {
+    const url = this.merchantWebhooks.get(merchant) ?? this.webhookUrl;
+    if (!url) throw new Error('the Toss fake has no webhookUrl to post to');
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await res.text();
     this.notices.push({ body, status: res.status });
     return res.status;
@@ -268,7 +296,7 @@ export class TossWindow {
     o.status = 'DONE';
     o.approvedAt = kst(Date.now());
     this.charges.set(o.orderId, (this.charges.get(o.orderId) ?? 0) + 1);
-    return this.post({ createdAt: kst(Date.now()).slice(0, 23), secret: o.secret, status: 'DONE', transactionKey: randomBytes(16).toString('hex'), orderId: o.orderId });
+    return this.post({ createdAt: kst(Date.now()).slice(0, 23), secret: o.secret, status: 'DONE', transactionKey: randomBytes(16).toString('hex'), orderId: o.orderId }, o.merchant);
   }
 
   /** A cancel made in Toss's dashboard: PAYMENT_STATUS_CHANGED with the Payment object; null when it is not paid. */
@@ -277,7 +305,7 @@ export class TossWindow {
     if (!o || o.status !== 'DONE') return null;
     const a = this.cancel(o, { cancelReason: '대시보드에서 취소', ...(o.method === 'VIRTUAL_ACCOUNT' ? { refundReceiveAccount: { bank: '88', accountNumber: '110123456789', holderName: '환불' } } : {}) });
     if (a === 'hold' || a.status !== 200) return null;
-    return this.post({ eventType: 'PAYMENT_STATUS_CHANGED', createdAt: kst(Date.now()).slice(0, 23), data: this.view(o) });
+    return this.post({ eventType: 'PAYMENT_STATUS_CHANGED', createdAt: kst(Date.now()).slice(0, 23), data: this.view(o) }, o.merchant);
   }
 
   /** An account past its due date: it takes no deposit any more. */

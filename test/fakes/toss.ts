@@ -96,7 +96,7 @@ export class FakeToss {
   readonly window: TossWindow;
 
   constructor(readonly secretKey = FAKE_TOSS_SECRET_KEY, clientKey = FAKE_TOSS_CLIENT_KEY) {
-    this.window = new TossWindow(() => this.url, clientKey);
+    this.window = new TossWindow(() => this.url, clientKey, secretKey);
   }
 
   get url(): string {
@@ -122,31 +122,35 @@ export class FakeToss {
     // The browser's side (the SDK, the window, the dashboard) takes no secret key.
     const browser = this.window.browser(r);
     if (browser) return browser;
-    if (r.headers.authorization !== `Basic ${Buffer.from(`${this.secretKey}:`).toString('base64')}`) {
+    // Basic auth: the secret key and an empty password, exactly; the merchant is the key's.
+    const auth = typeof r.headers.authorization === 'string' ? /^Basic ([A-Za-z0-9+/=]+)$/.exec(r.headers.authorization) : null;
+    const decoded = auth ? Buffer.from(auth[1]!, 'base64').toString('utf8') : '';
+    const merchant = decoded.endsWith(':') ? decoded.slice(0, -1) : '';
+    if (!auth || !(merchant === this.secretKey || this.window.isMerchant(merchant)) || Buffer.from(decoded).toString('base64') !== auth[1]) {
       return err(401, 'UNAUTHORIZED_KEY', '인증되지 않은 시크릿 키 혹은 클라이언트 키 입니다.');
     }
     const byOrder = /^\/v1\/payments\/orders\/([^/]+)$/.exec(r.path);
     const byKey = /^\/v1\/payments\/([^/]+)$/.exec(r.path);
     const cancel = /^\/v1\/payments\/([^/]+)\/cancel$/.exec(r.path);
     if (r.method === 'POST' && r.path === '/v1/payments/key-in') return this.idempotent(r, () => this.keyIn(r));
-    if (r.method === 'POST' && r.path === '/v1/payments/confirm') return this.idempotent(r, () => this.window.confirm(r.json));
-    const windowOrder = cancel ? this.window.byKey(decodeURIComponent(cancel[1]!)) : undefined;
+    if (r.method === 'POST' && r.path === '/v1/payments/confirm') return this.idempotent(r, () => this.window.confirm(r.json, merchant));
+    const windowOrder = cancel ? this.window.byKey(decodeURIComponent(cancel[1]!), merchant) : undefined;
     if (r.method === 'POST' && windowOrder) return this.idempotent(r, () => this.window.cancel(windowOrder, r.json));
     if (r.method === 'POST' && cancel) return this.idempotent(r, () => this.cancel(decodeURIComponent(cancel[1]!), r.json));
     if (r.method === 'GET' && (byOrder || byKey)) {
-      if (this.lookupGate) return this.lookupGate.then(() => this.lookupAnswer(byOrder, byKey));
-      return this.lookupAnswer(byOrder, byKey);
+      if (this.lookupGate) return this.lookupGate.then(() => this.lookupAnswer(byOrder, byKey, merchant));
+      return this.lookupAnswer(byOrder, byKey, merchant);
     }
     return err(404, 'NOT_FOUND', '존재하지 않는 정보 입니다.');
   }
 
-  private lookupAnswer(byOrder: RegExpExecArray | null, byKey: RegExpExecArray | null): FakeAnswer {
+  private lookupAnswer(byOrder: RegExpExecArray | null, byKey: RegExpExecArray | null, merchant: string): FakeAnswer {
     if (this.failLookups > 0) {
       this.failLookups--;
       return err(500, 'FAILED_INTERNAL_SYSTEM_PROCESSING', '내부 시스템 처리 작업이 실패했습니다.');
     }
     // A window order is known once the customer acted in the window (READY: Toss answers nothing yet).
-    const w = byOrder ? this.window.orders.get(decodeURIComponent(byOrder[1]!)) : this.window.byKey(decodeURIComponent(byKey![1]!));
+    const w = byOrder ? this.window.byOrder(decodeURIComponent(byOrder[1]!), merchant) : this.window.byKey(decodeURIComponent(byKey![1]!), merchant);
     if (w && w.status !== 'READY') return { status: 200, body: this.window.view(w) };
     const p = byOrder ? this.payments.get(decodeURIComponent(byOrder[1]!)) : [...this.payments.values()].find((x) => x.paymentKey === decodeURIComponent(byKey![1]!));
     return p ? { status: 200, body: this.view(p) } : err(404, 'NOT_FOUND_PAYMENT', '존재하지 않는 결제 정보 입니다.');
@@ -167,7 +171,7 @@ export class FakeToss {
     const raw = r.headers['idempotency-key'];
     const key = typeof raw === 'string' ? raw : undefined;
     if (key !== undefined && (key.length === 0 || key.length > 300)) return err(400, 'INVALID_REQUEST', '멱등키는 300자 이하로 입력해주세요.');
-    const slot = key === undefined ? undefined : `${r.method} ${r.path} ${key}`;
+    const slot = key === undefined ? undefined : `${String(r.headers.authorization)} ${r.method} ${r.path} ${key}`;
     const seen = slot ? this.replays.get(slot) : undefined;
     if (seen) return seen;
     const out = run();

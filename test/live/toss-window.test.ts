@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:https';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { settingsContextOf } from '../../src/app.js';
+import { setSettings } from '../../src/gateway/index.js';
 import { FAKE_TOSS_CLIENT_KEY } from '../fakes/toss.js';
 import { forEachEngine, paymentBody } from '../helpers/app.js';
 import { launchBrowser } from '../helpers/browser.js';
@@ -291,5 +293,35 @@ forEachEngine('Toss Payments\' window in Chromium (live mode, the fake)', (engin
     assert.equal(await fakes.toss.window.dashboardCancel(orderId), 200);
     assert.equal((await search(seq)).APPROVE_STATUS, 'CANCEL_COMPLETE');
     assert.equal(fakes.toss.window.refunds.get(orderId), 1, 'cancelled once, in the dashboard; Sunap did not cancel again');
+  });
+
+  test('a store with its own Toss contract: its client key opens the window, its secret key confirms and cancels, its notices come to its own address; the operator\'s key sees none of its orders', async () => {
+    const own = { clientKey: 'test_ck_academyOwnContract01', secretKey: 'test_sk_academyOwnContract01' };
+    const store = await t.addStore();
+    fakes.toss.window.addMerchant(own.clientKey, own.secretKey, `${front.url}/processor-events/toss/${store}`);
+    await setSettings(settingsContextOf(t.app.sunap.config, db(), t.app.sunap.box), store, { processor: 'toss', way: 'checkout', methods: ['CARD'], keys: own }, Date.now());
+    const { seq, url } = await create({ STORE_CODE: store });
+    const { ctx, page } = await payInWindow(url, /^카드/, (p) => p.getByLabel('신한카드').check());
+    try {
+      assert.ok((await page.textContent('main'))!.includes('결제가 완료되었습니다'));
+    } finally {
+      await ctx.close();
+    }
+    const p = await db().selectFrom('payments').selectAll().where('trans_seqno', '=', seq).where('store_code', '=', store).executeTakeFirstOrThrow();
+    const order = fakes.toss.window.orders.get(p.processor_order!)!;
+    assert.equal(order.merchant, own.secretKey, 'opened with the store\'s client key');
+    const basic = (k: string) => `Basic ${Buffer.from(`${k}:`).toString('base64')}`;
+    const confirm = fakes.toss.requests.find((r) => r.path === '/v1/payments/confirm' && r.json?.orderId === order.orderId)!;
+    assert.equal(confirm.headers.authorization, basic(own.secretKey));
+    // Toss keeps each merchant's orders apart: the operator's key does not find this one.
+    const asOperator = await fetch(`${fakes.toss.url}/v1/payments/orders/${order.orderId}`, { headers: { authorization: basic(fakes.toss.secretKey) } });
+    assert.equal(asOperator.status, 404);
+
+    assert.equal(await fakes.toss.window.dashboardCancel(order.orderId), 200);
+    assert.equal(fakes.toss.window.notices.at(-1)!.status, 200);
+    const d = rd(await t.gw('searchPayment', { TRANS_SEQNO: seq, STORE_CODE: store }));
+    assert.equal(d.APPROVE_STATUS, 'CANCEL_COMPLETE');
+    const events = await db().selectFrom('processor_events').select(['store_code', 'outcome']).where('payment_id', '=', p.id).execute();
+    assert.deepEqual(events, [{ store_code: store, outcome: 'APPLIED' }], 'received at the store\'s own address');
   });
 });
