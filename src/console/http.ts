@@ -15,6 +15,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who is signed in to the console (set by its session hook), if anyone. */
     consoleUser?: ConsoleUser;
+    /** True while the body is being read (content-type parsers, the multipart hook): what fails there is the client's body. */
+    consoleReadingBody?: boolean;
   }
   interface FastifyContextConfig {
     /** A console page anyone may open (sign-in, invite). */
@@ -90,7 +92,9 @@ const STATUS_TEXT: Record<number, { title: string; message: string }> = {
 };
 
 /** The status and Korean text of a console error; messages of our own errors (`field: reason`) are shown as they are. */
-function problemOf(err: FastifyError): { status: number; title: string; message: string } {
+const UNREADABLE = '보낸 양식의 내용을 읽지 못했습니다. 페이지를 새로 열어 다시 시도해 주세요.';
+
+function problemOf(err: FastifyError, unreadable = false): { status: number; title: string; message: string } {
   if (err instanceof AppError) {
     const status = err.httpStatus;
     const base = STATUS_TEXT[status] ?? STATUS_TEXT[400]!;
@@ -103,7 +107,10 @@ function problemOf(err: FastifyError): { status: number; title: string; message:
   if (err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET') {
     return { status: 403, title: '보안 확인에 실패했습니다', message: '양식의 보안 토큰이 없거나 만료되었습니다. 페이지를 새로 열어 다시 시도해 주세요.' };
   }
-  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+  // A body that cannot be read (a broken multipart or urlencoded body: the parsers' own errors carry
+  // no status) is the client's mistake, not ours: 400, an info line, no stack.
+  const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : unreadable ? 400 : 500;
+  if (unreadable && !(err.statusCode && err.statusCode < 500)) return { status, title: '양식을 읽을 수 없습니다', message: UNREADABLE };
   if (status === 500) return { status, title: '일시적인 오류', message: '일시적인 문제로 요청을 처리하지 못했습니다. 잠시 후 다시 시도해 주세요.' };
   const base = STATUS_TEXT[status] ?? STATUS_TEXT[400]!;
   const validation = 'validationMessage' in err && typeof err.validationMessage === 'string' ? err.validationMessage : null;
@@ -112,7 +119,7 @@ function problemOf(err: FastifyError): { status: number; title: string; message:
 
 /** The console's error handler: a page in the shell when signed in, the public page otherwise; never the request body in the log. */
 export async function consoleErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
-  const p = problemOf(err);
+  const p = problemOf(err, req.consoleReadingBody === true);
   if (p.status >= 500) req.log.error({ err: { type: err.name, message: err.message, stack: err.stack } }, 'console request failed');
   else req.log.info({ status: p.status, code: err.code }, 'console request refused');
   if (p.status === 429) req.resultCode = '-29';

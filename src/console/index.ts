@@ -66,6 +66,13 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   // that): busboy stops the file at the limit while it streams in, and the request is refused (413).
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: CSV_LIMITS.bytes, files: 1, fields: 20, fieldSize: CSV_LIMITS.bytes } });
   app.setErrorHandler(consoleErrorHandler);
+  // The body is read between these two hooks; an error thrown there is about the body (consoleErrorHandler).
+  app.addHook('preParsing', async (req) => {
+    req.consoleReadingBody = true;
+  });
+  app.addHook('preHandler', async (req) => {
+    req.consoleReadingBody = false;
+  });
   app.setNotFoundHandler(async (req, reply) => consoleErrorHandler(Object.assign(new Error('not found'), { statusCode: 404, code: 'SUNAP_NOT_FOUND', name: 'NotFound' }), req, reply));
 
   app.addHook('onRequest', async (req, reply) => {
