@@ -55,6 +55,8 @@ export const AUDIT_ACTIONS = {
   'class.archive': '반 보관',
   'class.unarchive': '반 보관 해제',
   'class.members': '반 인원 변경',
+  'class.remind': '미결제 안내 보내기',
+  'class.export_unpaid': '미결제 내보내기',
   'schedule.create': '예약 발송 만들기',
   'schedule.pause': '예약 발송 일시 정지',
   'schedule.resume': '예약 발송 다시 시작',
