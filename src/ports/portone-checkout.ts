@@ -7,6 +7,7 @@ import {
   type CloseOutcome, type EventReading, type ProcessorHosts, type RawEvent, type RefundAccount, type ReturnReading,
 } from './checkout.js';
 import { CARD_COMPANY_NAMES, declineWords, EASY_PAY_NAMES, errorWords, METHOD_OF_TYPE, PORTONE_ERRORS, PORTONE_PAY_METHOD } from './portone-codes.js';
+import { PORTONE_API_URL } from '../platform/providers.js';
 import { callProvider, ProviderUnreachable, type ProviderAnswer } from './provider-http.js';
 
 /**
@@ -27,7 +28,6 @@ import { callProvider, ProviderUnreachable, type ProviderAnswer } from './provid
  *   `webhook-timestamp`, `webhook-signature`); a verified notice only names the order to look up.
  */
 
-export const PORTONE_API_URL = 'https://api.portone.io';
 /** PortOne's browser SDK, and the hosts its redirect window uses (docs/going-live.md, "PortOne"). */
 export const PORTONE_SDK_URL = 'https://cdn.portone.io/v2/browser-sdk.js';
 const PORTONE_CHECKOUT_HOST = 'https://checkout-service.prod.iamport.co';

@@ -97,7 +97,7 @@ forEachEngine('gateway console repository', (engine) => {
     }
   });
 
-  test('search: each column matched whole; a phone with dashes or spaces by its digits, 9 to 11 of them; the last 4 of a card only as 4 digits', async () => {
+  test('search: whole values; a part of 2 characters or more; a phone by its digits; the last 4 of a card or a phone as 4 digits; never another store', async () => {
     const [s, other] = await stores();
     const rows = await insert([
       paymentRow(s, 0, { trans_seqno: 'TSEARCH0001' }),
@@ -113,18 +113,23 @@ forEachEngine('gateway console repository', (engine) => {
     ]);
     await insert([paymentRow(other, 0, { trans_seqno: 'TSEARCH0001', pay_user_name: '홍길동', mobile_no: '01098765432', card_last4: '4321' })]);
     const find = (term: string) => q.searchPayments(h.db, s, { q: term }, all).then(ids);
-    assert.deepEqual(await find('TSEARCH0001'), [rows[0]!.id]);
-    assert.deepEqual(await find('TSEARCH000'), [], 'whole values only');
-    assert.deepEqual(await find('홍길동'), [rows[1]!.id]);
-    assert.deepEqual(await find('30001234'), [rows[2]!.id]);
-    assert.deepEqual(await find('010-9876-5432'), [rows[3]!.id]);
-    assert.deepEqual(await find('010 9876 5432'), [rows[3]!.id]);
-    assert.deepEqual(await find('02-1234-5678'), [rows[4]!.id], '10 digits');
-    assert.deepEqual(await find('02-123-4567'), [rows[5]!.id], '9 digits');
-    assert.deepEqual(await find('02-123-456'), [], '8 digits: not a phone');
-    assert.deepEqual(await find('010-9876-54321'), [], '12 digits: not a phone');
-    assert.deepEqual(await find('4321'), [rows[8]!.id]);
-    assert.deepEqual(await find('54321'), [], 'five digits are not the last 4 of a card');
+    const r = (...i: number[]) => i.map((n) => rows[n]!.id);
+    assert.deepEqual(await find('TSEARCH0001'), r(0));
+    assert.deepEqual(await find('TSEARCH000'), r(0), 'a part of a TRANS_SEQNO');
+    assert.deepEqual(await find('search000'), r(0), 'in any case');
+    assert.deepEqual(await find('홍길동'), r(1));
+    assert.deepEqual(await find('길동'), r(1), 'a part of 2 characters');
+    assert.deepEqual(await find('동'), [], 'one character is not looked for as a part');
+    assert.deepEqual(await find('30001234'), r(2));
+    // A phone by its digits, whole or as a part of 2 digits or more (newest first).
+    assert.deepEqual(await find('010-9876-5432'), r(7, 3), 'whole, and the longer number that holds it');
+    assert.deepEqual(await find('010 9876 5432'), r(7, 3));
+    assert.deepEqual(await find('02-1234-5678'), r(4));
+    assert.deepEqual(await find('02-123-4567'), r(5, 4));
+    assert.deepEqual(await find('02-123-456'), r(6, 5, 4));
+    // Four digits: the last 4 of a card or of a phone, and any phone holding them.
+    assert.deepEqual(await find('4321'), r(8, 7));
+    assert.deepEqual(await find('54321'), r(7), 'five digits: a part of a phone, not the last 4 of a card');
     assert.deepEqual(await find('없는 이름'), []);
     // A filter still applies to a search.
     assert.deepEqual(await q.searchPayments(h.db, s, { q: '30001234', state: 'STORE_REQUEST' }, all).then(ids), []);

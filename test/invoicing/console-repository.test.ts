@@ -96,7 +96,7 @@ forEachEngine('invoicing console repository', (engine) => {
     assert.deepEqual(await c.points(a), { balance: 0, ledgerSum: 15 });
   });
 
-  test('the invoice search: each filter, each searched column matched whole, phones with dashes or spaces, one row per invoice, newest first', async () => {
+  test('the invoice search: each filter, whole values and parts of 2 characters or more, phones with dashes or spaces, one row per invoice, newest first', async () => {
     const a = await account();
     const b = await account();
     const ids = await insert(a, [
@@ -118,7 +118,8 @@ forEachEngine('invoicing console repository', (engine) => {
     assert.deepEqual(await find({ q: '010-1111-2222' }), [lee, kim], 'the phone and the guardian phone, merged newest first');
     assert.deepEqual(await find({ q: '010 1111 2222' }, 1), [lee], 'the page size holds after the merge');
     assert.deepEqual(await find({ q: 'order-0001' }), [park]);
-    assert.deepEqual(await find({ q: '김민' }), [], 'whole values only');
+    assert.deepEqual(await find({ q: '김민' }), [kim], 'a part of a name (the deleted invoice and the other account\'s left out)');
+    assert.deepEqual(await find({ q: '민' }), [], 'one character is not looked for as a part');
     assert.deepEqual(await find({ q: '김민수', status: 'DONE' }), [], 'a term within the filter');
     const [x, y] = await insert(a, [invoice(a, { receiver_name: '정하나', receiver_phone: '01099998888', created_at: T + 500 }), invoice(a, { receiver_name: '정두리', guardian_phone: '01099998888', created_at: T + 500 })]);
     assert.deepEqual(await find({ q: '01099998888' }), [y, x], 'found by two columns at the same time: the higher id first');

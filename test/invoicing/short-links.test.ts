@@ -180,8 +180,18 @@ forEachEngine('short payment links', (engine) => {
     assert.equal(x, y);
     assert.notEqual(await ensureShortCode(db, t.storeCode, 'pay-race-2', 3), x);
     assert.deepEqual(await findShortLink(db, x), { paymentId: 'pay-race-1', storeCode: t.storeCode });
-    assert.equal(await findShortLink(db, `${x}'`), null);
-    assert.equal(await findShortLink(db, x.slice(1)), null);
+    // Malformed codes are answered without a query: count what reaches the database.
+    let queries = 0;
+    const counted = db.withPlugin({ transformQuery: ({ node }) => { queries++; return node; }, transformResult: async ({ result }) => result });
+    for (const bad of [`${x}'`, x.slice(1), `${x}x`, `x${x}`, `${x.slice(0, 11)}-`, '']) assert.equal(await findShortLink(counted, bad), null, bad);
+    assert.equal(queries, 0, 'no query for a malformed code');
+    assert.deepEqual(await findShortLink(counted, x), { paymentId: 'pay-race-1', storeCode: t.storeCode });
+    assert.equal(queries, 1);
+    // A payment that has its code: found, nothing written.
+    const inserts: string[] = [];
+    const watched = db.withPlugin({ transformQuery: ({ node }) => { inserts.push(node.kind); return node; }, transformResult: async ({ result }) => result });
+    assert.equal(await ensureShortCode(watched, t.storeCode, 'pay-race-1', 4), x);
+    assert.deepEqual(inserts, ['SelectQueryNode'], 'one read, no insert');
   });
 });
 

@@ -324,4 +324,33 @@ forEachEngine('Toss Payments\' window in Chromium (live mode, the fake)', (engin
     const events = await db().selectFrom('processor_events').select(['store_code', 'outcome']).where('payment_id', '=', p.id).execute();
     assert.deepEqual(events, [{ store_code: store, outcome: 'APPLIED' }], 'received at the store\'s own address');
   });
+
+  test('an open virtual account closed to pay another way (Toss cancels the issue; a late deposit finds no account), then a card pays; another account closed by DELETE', async () => {
+    const { seq, url } = await create();
+    const { ctx, page } = await payInWindow(url, /^가상계좌/, async (p) => { await p.getByLabel('입금할 은행').selectOption({ label: '우리은행' }); });
+    const first = await orderOf(seq);
+    try {
+      await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('button', { name: '가상계좌 닫고 다른 결제수단 선택' }).click()]);
+      assert.ok((await page.textContent('main'))!.includes('결제수단 선택'));
+      const o = fakes.toss.window.orders.get(first)!;
+      assert.deepEqual([o.status, o.approvedAt, o.cancels.map((c) => c.cancelReason)], ['CANCELED', null, ['가상계좌 발급 취소']]);
+      assert.equal(await fakes.toss.window.deposit(first), null, 'a deposit after the close finds no account');
+      await Promise.all([page.waitForURL(/\/v2\/window\//), page.getByRole('button', { name: /^카드/ }).click()]);
+      await page.getByLabel('신한카드').check();
+      await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('button', { name: '128,000원 결제하기' }).click()]);
+      assert.ok((await page.textContent('main'))!.includes('결제가 완료되었습니다'));
+    } finally {
+      await ctx.close();
+    }
+    assert.notEqual(await orderOf(seq), first);
+    assert.deepEqual([(await search(seq)).APPROVE_STATUS, fakes.toss.window.charges.get(first)], ['APPROVE_COMPLETE', undefined]);
+
+    const other = await create();
+    const again = await payInWindow(other.url, /^가상계좌/, async (p) => { await p.getByLabel('입금할 은행').selectOption({ label: '신한은행' }); });
+    await again.ctx.close();
+    const order = await orderOf(other.seq);
+    assert.equal(rd(await t.gw('requestPaymentCancel', { TRANS_SEQNO: other.seq, REQUEST_TYPE: 'DELETE', APPROVAL_AMOUNT: '128000', MOBILE_NO: '01012345678' })).RESULT_CODE, '0000');
+    assert.equal(fakes.toss.window.orders.get(order)!.status, 'CANCELED', 'the account was closed at Toss first');
+    assert.equal(await fakes.toss.window.deposit(order), null);
+  });
 });
