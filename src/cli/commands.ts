@@ -3,6 +3,7 @@ import { createAccount, grantPoints, setInvoicingEnabled, setRoleByEmail } from 
 import type { Options, Values } from './args.js';
 import { doctor, doctorText, type DoctorReport } from './doctor.js';
 import type { Session } from './session.js';
+import { resetPassword } from './reset-password.js';
 import { printStore, resetStoreProcessor, setStoreProcessor, showStore } from './store-processor.js';
 
 /** Environment variables a command's help explains; the rest of the configuration is in README.md. */
@@ -210,6 +211,18 @@ export const commands: readonly Command[] = [
     env: ['DATABASE_URL'],
     json: '{"email": "...", "invoicingEnabled": false}',
     run: async (v, session) => setInvoicingEnabled((await session.open()).database.db, { email: v.email, enabled: false }),
+  }),
+  command({
+    name: 'account reset-password',
+    summary: 'let a member back in: print a one-time link (an hour, once) to choose a new password in the console, or set --password',
+    options: {
+      email,
+      password: { type: 'string', value: 'PASSWORD', description: 'set this password now (8 to 200 characters) instead of printing a link' },
+    },
+    env: ['DATABASE_URL', 'SUNAP_MODE', 'SUNAP_PUBLIC_URL'],
+    json: '{"email", "link", "expiresAt", "validMinutes": 60} or, with --password, {"email", "passwordSet": true, "sessionsEnded": N}',
+    more: 'The link opens /console/reset/<token> under SUNAP_PUBLIC_URL; only its hash is kept, a newer link revokes older ones. Setting the password (by the link or --password) ends the member\'s console sessions and API tokens. Either way the team\'s audit log records it.',
+    run: async (v, session) => resetPassword(session, { email: v.email, password: v.password }),
   }),
   command({
     name: 'account set-role',

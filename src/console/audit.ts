@@ -37,6 +37,10 @@ export const AUDIT_ACTIONS = {
   'team.join': '초대 수락',
   'team.role': '역할 변경',
   'team.remove': '멤버 내보내기',
+  'team.password_reset_link': '비밀번호 재설정 링크 만들기',
+  'team.sign_out': '멤버를 모든 기기에서 로그아웃',
+  'account.password_reset': '재설정 링크로 비밀번호 변경',
+  'operator.password_reset': '운영자의 비밀번호 재설정',
   'delivery.redeliver': '콜백·웹훅 다시 보내기',
   'delivery.recover': '실패한 전송 복구',
   'endpoint.create': '웹훅 엔드포인트 등록',
@@ -51,6 +55,8 @@ export const AUDIT_ACTIONS = {
   'class.archive': '반 보관',
   'class.unarchive': '반 보관 해제',
   'class.members': '반 인원 변경',
+  'class.remind': '미결제 안내 보내기',
+  'class.export_unpaid': '미결제 내보내기',
   'schedule.create': '예약 발송 만들기',
   'schedule.pause': '예약 발송 일시 정지',
   'schedule.resume': '예약 발송 다시 시작',
@@ -62,11 +68,19 @@ export const AUDIT_ACTIONS = {
 export const SERVICE_ACTOR = 'Sunap (자동)';
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 
+/** The actor of what the operator did with the CLI. */
+export const OPERATOR_ACTOR = '운영자 (sunap CLI)';
+
 export class AuditLog {
   constructor(private readonly db: Kysely<Database>, private readonly clock: Clock) {}
 
   async record(user: Pick<ConsoleUser, 'member' | 'tenant'>, ip: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
     await this.recordIn(this.db, user, ip, action, target, detail);
+  }
+
+  /** A row of what the operator did from the CLI (no member did it): actor `OPERATOR_ACTOR`, address `cli`. */
+  async recordOperator(tenantId: string, action: AuditAction, target: string | null = null, detail: string | null = null): Promise<void> {
+    await repo.insertAudit(this.db, { tenant_id: tenantId, actor_id: null, actor_email: OPERATOR_ACTOR, action, target, detail, ip: 'cli', created_at: this.clock.nowMs() });
   }
 
   /** The same row, written in the caller's transaction: it commits (or not) with the change it records. */

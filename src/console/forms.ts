@@ -20,6 +20,9 @@ export function fileBytes(body: unknown, name: string): Buffer | undefined {
   return Buffer.isBuffer(v) ? v : undefined;
 }
 
+/** The console's words for display text with control characters (the API's `FIELD: must not contain control characters`). */
+export const CONTROL_KO = '줄바꿈이나 탭 같은 제어 문자는 쓸 수 없습니다.';
+
 /** An optional form or query string of at most `max` characters. */
 export const Str = (max = 200) => Type.Optional(Type.String({ maxLength: max }));
 

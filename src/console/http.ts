@@ -8,6 +8,7 @@ import { AppError, GatewayError } from '../platform/errors.js';
 import type { AuditLog } from './audit.js';
 import { TOO_LARGE } from './csv-upload.js';
 import type { Invites } from './invites.js';
+import type { PasswordResets } from './password-resets.js';
 import type { ConsoleUser, Sessions } from './sessions.js';
 import { consolePage, problemBody, publicPage, type ShellPage } from './views/shell.js';
 
@@ -33,6 +34,7 @@ export interface ConsoleDeps {
   invoicing: Invoicing;
   sessions: Sessions;
   invites: Invites;
+  resets: PasswordResets;
   audit: AuditLog;
   clock: Clock;
   costs: Costs;

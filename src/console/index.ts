@@ -17,6 +17,7 @@ import { AuditLog } from './audit.js';
 import { CSV_LIMITS } from './csv-upload.js';
 import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
 import { Invites } from './invites.js';
+import { PasswordResets } from './password-resets.js';
 import { accountRoutes } from './routes/account.js';
 import { authRoutes } from './routes/auth.js';
 import { classRoutes } from './routes/classes.js';
@@ -26,6 +27,7 @@ import { invoiceRoutes } from './routes/invoices.js';
 import { invoiceCreateRoutes } from './routes/invoice-create.js';
 import { overviewRoutes } from './routes/overview.js';
 import { paymentRoutes } from './routes/payments.js';
+import { resetRoutes } from './routes/reset.js';
 import { pointsRoutes } from './routes/points.js';
 import { settingsRoutes } from './routes/settings.js';
 import { teamRoutes } from './routes/team.js';
@@ -36,6 +38,8 @@ export type { ConsoleDeps } from './http.js';
 export { NAV, type NavItem } from './views/shell.js';
 export { AUDIT_ACTIONS } from './audit.js';
 export { SESSION } from './sessions.js';
+export { OPERATOR, PasswordResets, RESET_TTL_MS } from './password-resets.js';
+export { AuditLog } from './audit.js';
 
 /** The console's own services, built on the domains' public surfaces. */
 export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
@@ -43,7 +47,8 @@ export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps,
   const audit = new AuditLog(db, deps.clock);
   // What the service does to a store's payments by itself goes to its teams' audit logs.
   deps.gateway.addListener(audit.listener());
-  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), audit };
+  const resets = new PasswordResets(db, { clock: deps.clock, team: deps.invoicing.team });
+  return { sessions, invites: new Invites(db, { clock: deps.clock, team: deps.invoicing.team }), resets, audit };
 }
 
 /**
@@ -96,6 +101,7 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
 
   const cookies = { session: SESSION_COOKIE, options: cookieOpts };
   authRoutes(app, deps, cookies);
+  resetRoutes(app, deps);
   overviewRoutes(app, deps);
   paymentRoutes(app, deps);
   invoiceRoutes(app, deps);

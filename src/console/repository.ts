@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { AuditLogTable, ConsoleInviteTable, ConsoleSessionTable, Database } from '../db/schema.js';
+import type { AuditLogTable, ConsoleInviteTable, ConsolePasswordResetTable, ConsoleSessionTable, Database } from '../db/schema.js';
 
 /**
  * SQL of the console's own tables: sessions, invites, the audit log. Sessions are found by
@@ -10,6 +10,7 @@ export type Db = Kysely<Database> | Transaction<Database>;
 export type SessionRow = Selectable<ConsoleSessionTable>;
 export type InviteRow = Selectable<ConsoleInviteTable>;
 export type AuditRow = Selectable<AuditLogTable>;
+export type ResetRow = Selectable<ConsolePasswordResetTable>;
 
 // ---- sessions -----------------------------------------------------------------------------
 
@@ -50,6 +51,27 @@ export async function revokeSessions(db: Db, accountId: string, now: number, kee
 /** A removed member's sessions go with it (they reference the account). */
 export async function deleteSessions(db: Db, accountId: string): Promise<void> {
   await db.deleteFrom('console_sessions').where('account_id', '=', accountId).execute();
+}
+
+// ---- password resets ------------------------------------------------------------------------
+
+/** A new reset link for the member; the member's earlier open links are revoked in the same transaction. */
+export async function insertReset(db: Db, row: ResetRow, now: number): Promise<void> {
+  await db.updateTable('console_password_resets').set({ revoked_at: now }).where('account_id', '=', row.account_id)
+    .where('used_at', 'is', null).where('revoked_at', 'is', null).execute();
+  await db.insertInto('console_password_resets').values(row).execute();
+}
+
+/** A reset by the hash of its link's token (the credential). */
+export async function findResetByToken(db: Db, tokenHash: string): Promise<ResetRow | undefined> {
+  return db.selectFrom('console_password_resets').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+}
+
+/** Uses a reset once: true for the one caller that found it open and unexpired at `now`. */
+export async function useReset(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('console_password_resets').set({ used_at: now }).where('id', '=', id).where('used_at', 'is', null)
+    .where('revoked_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
 }
 
 // ---- invites ------------------------------------------------------------------------------

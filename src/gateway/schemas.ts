@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from '../platform/schemas.js';
+import { DisplayText } from '../platform/validation.js';
 
 /**
  * Gateway bodies. Field names, shapes and limits follow the gateway's published interface to the
@@ -26,14 +27,14 @@ export const SigningFields = Type.Object({
 });
 
 export const Item = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 20 }),
+  name: DisplayText({ minLength: 1, maxLength: 20 }),
   unitPrice: Type.Integer({ minimum: 0, maximum: 999_999_999_999 }),
   qty: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
   discountAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: 999_999_999_999 })),
   discountUnit: Type.Optional(Type.Union([Type.Literal('AMOUNT'), Type.Literal('RATE')])),
   taxType: Type.Optional(Type.Union([Type.Literal('TAX_ON'), Type.Literal('TAX_FREE')])),
   vatRateBps: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000 })),
-  publisher: Type.Optional(Type.String({ maxLength: 60 })),
+  publisher: Type.Optional(DisplayText({ maxLength: 60 })),
   imageUrl: Type.Optional(Type.String({ maxLength: 500 })),
 });
 export type Item = Static<typeof Item>;
@@ -42,9 +43,9 @@ export const RequestPaymentBody = Type.Object({
   ...SigningFields.properties,
   APPROVAL_AMOUNT: { ...digits(1, 12, 'must be a string of 1 to 12 digits'), examples: ['128000'] },
   MOBILE_NO: { ...digits(10, 11, 'must be 10 to 11 digits'), examples: ['01012345678'] },
-  PAY_USER_NAME: Type.String({ minLength: 1, maxLength: 50, examples: ['홍길동'] }),
-  REQUEST_REASON: Type.String({ minLength: 1, maxLength: 100, examples: ['11월 수강료'] }),
-  INFO_MESSAGE: Type.Optional(Type.String({ maxLength: 500 })),
+  PAY_USER_NAME: DisplayText({ minLength: 1, maxLength: 50, examples: ['홍길동'] }),
+  REQUEST_REASON: DisplayText({ minLength: 1, maxLength: 100, examples: ['11월 수강료'] }),
+  INFO_MESSAGE: Type.Optional(DisplayText({ maxLength: 500 }, 'lines')),
   CONFIRM_URL: Type.String({ minLength: 1, description: 'HTTPS callback address, at most 100 characters (longer: 5001); in the sandbox also http:// to localhost, 127.0.0.0/8 or [::1]. The body carries txId = PLATFORM_CODE_STORE_CODE_TRANS_SEQNO', examples: ['https://shop.example.com/sunap/confirm'] }),
   RETURN_DISPLAY_YN: Type.Optional(Type.Union([Type.Literal('Y'), Type.Literal('N')])),
   RETURN_URL: Type.Optional(Type.String({ maxLength: 100, description: 'https:// (in the sandbox also http:// to localhost, 127.0.0.0/8 or [::1]); required with RETURN_DISPLAY_YN Y', examples: ['https://shop.example.com/orders/1234/done'] })),
@@ -63,10 +64,10 @@ export const CancelPaymentBody = Type.Object({
   REQUEST_TYPE: Type.Union([Type.Literal('CANCEL'), Type.Literal('DELETE')]),
   APPROVAL_AMOUNT: digits(1, 12, 'must be a string of 1 to 12 digits'),
   MOBILE_NO: digits(9, 11, 'must be 9 to 11 digits'),
-  CANCEL_REASON: Type.Optional(Type.String({ maxLength: 100 })),
+  CANCEL_REASON: Type.Optional(DisplayText({ maxLength: 100 })),
   REFUND_BANK_CODE: Type.Optional(Type.String({ maxLength: 10, description: 'CANCEL of a payment made by virtual account: the standard three-digit code of the bank to refund to (004 KB국민은행, 088 신한은행, ...; docs/reference.md, "Refunds to a bank account"). Without the three REFUND_ fields such a CANCEL answers 4010; other methods ignore them.', examples: ['088'] })),
   REFUND_ACCOUNT_NO: Type.Optional(Type.String({ maxLength: 30, description: 'The account number to refund to, 6 to 20 digits (dashes allowed). Personal data: kept sealed only while the cancel runs, never logged.', examples: ['110123456789'] })),
-  REFUND_HOLDER_NAME: Type.Optional(Type.String({ maxLength: 50, description: 'The account holder\'s name, 1 to 30 characters', examples: ['홍길동'] })),
+  REFUND_HOLDER_NAME: Type.Optional(DisplayText({ maxLength: 50, description: 'The account holder\'s name, 1 to 30 characters', examples: ['홍길동'] })),
 });
 export type CancelPaymentBody = Static<typeof CancelPaymentBody>;
 

@@ -1,6 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { Clock } from '../platform/clock.js';
 import { ok, type App } from '../platform/http.js';
+import { kstMonth } from '../platform/kst.js';
 import type { Billing } from './billing.js';
 import { ClassBody, ClassMembersBody, MAX_CLASS_MEMBERS, MAX_CLASSES } from './classes.js';
 import { Envelope, ErrorEnvelope } from './schemas.js';
@@ -45,7 +47,7 @@ const CLASS_EXAMPLE = {
  * Billing that runs itself (docs/reference.md, section 17): classes, with the invoicing
  * routes' token hooks: reading needs any member of the team, changes a manager or an owner.
  */
-export function billingRoutes(app: App, d: { billing: Billing; hooks: Hooks; writeHooks: Hooks; accountOf: (req: FastifyRequest) => string; storeOf: (req: FastifyRequest) => string }): void {
+export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hooks: Hooks; writeHooks: Hooks; accountOf: (req: FastifyRequest) => string; storeOf: (req: FastifyRequest) => string }): void {
   const { classes, schedules } = d.billing;
   const acc = d.accountOf;
 
@@ -154,4 +156,36 @@ export function billingRoutes(app: App, d: { billing: Billing; hooks: Hooks; wri
       },
     }, async (req) => ok(req, pause ? await schedules.pause(acc(req), req.params.id) : await schedules.resume(acc(req), req.params.id)));
   }
+
+  // ---- the month of a class ------------------------------------------------------------------
+
+  const { month: months } = d.billing;
+  const Totals = Type.Object({ count: Type.Integer(), amount: Type.Integer() });
+  const MonthQuery = Type.Object({ month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', 'x-reason': 'must be yyyy-MM', description: 'KST month of billing (default: this month)', examples: ['2026-12'] })) });
+  const ClassMonth = Type.Object({
+    classId: Type.String(), className: Type.String(), month: Type.String({ examples: ['2026-12'] }),
+    billed: Totals, paid: Totals, unpaid: Totals, overdue: Totals, canceled: Totals,
+    unpaidList: Type.Array(Type.Object({
+      uniqueId: Type.String(), transSeqNo: Type.String(), receiverName: Type.String(), receiverPhone: Type.String(), guardianPhone: N(Type.String()),
+      amount: Type.Integer(), dueDate: N(Type.String()), overdue: Type.Boolean(), sendCount: Type.Integer(), lastSentAt: N(Kst), sendChannel: Type.String(),
+    })),
+    remindCost: Type.Integer({ description: 'Points "remind now" takes: one message per unpaid invoice already sent', examples: [120] }),
+  });
+  const monthOf = (q: { month?: string }) => q.month ?? kstMonth(d.clock.nowMs());
+
+  app.get('/app/v1/classes/:id/month', {
+    ...d.hooks,
+    schema: {
+      ...doc('The month of a class at a glance', 'What the class was billed in a KST month (by creation): billed, paid, unpaid, overdue (unpaid past the due date) and cancelled, each a count and an amount; the unpaid one by one; and the points "remind now" would take.'),
+      params: ClassId, querystring: MonthQuery, response: { 200: Envelope(ClassMonth), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await months.month(acc(req), req.params.id, monthOf(req.query))));
+
+  app.post('/app/v1/classes/:id/remind', {
+    ...d.writeHooks,
+    schema: {
+      ...doc('Remind the unpaid of a class\'s month now', 'A reminder (a resend: the same link, one message\'s points, REMINDER in the history) to every unpaid invoice of the month already sent, now, or at 08:00 KST when it is between 21:00 and 08:00. Read remindCost from the month first. Answers how many and when.'),
+      params: ClassId, querystring: MonthQuery, response: { 200: Envelope(Type.Object({ reminders: Type.Integer(), at: Kst })), ...errors(400, 401, 403, 404) },
+    },
+  }, async (req) => ok(req, await months.remindNow(acc(req), req.params.id, monthOf(req.query))));
 }

@@ -19,6 +19,8 @@ export interface Billing {
   /** Schedule runs by status over every team (sunap_schedule_runs_total). */
   runCounts: () => Promise<{ key: string; n: number }[]>;
   reminders: ReminderRunner;
+  /** The service clock (the month view's default month). */
+  clock: Clock;
   /** The month of a class at a glance, and "remind now". */
   month: ClassMonthService;
   /** Reminders by status over every team (sunap_reminders_sent_total counts SENT). */
@@ -34,5 +36,6 @@ export function createBilling(db: Kysely<Database>, deps: { clock: Clock; costs:
     reminders: new ReminderRunner(db, { clock: deps.clock, costs: deps.costs, runner: deps.sends, log: deps.log }),
     reminderCounts: () => countRemindersByStatus(db),
     month: new ClassMonthService(db, deps),
+    clock: deps.clock,
   };
 }

@@ -72,7 +72,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
   deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
-  billingRoutes(app, { billing: deps.billing, hooks, writeHooks, accountOf: (req) => account(req).id, storeOf: (req) => account(req).store_code });
+  billingRoutes(app, { billing: deps.billing, clock: deps.billing.clock, hooks, writeHooks, accountOf: (req) => account(req).id, storeOf: (req) => account(req).store_code });
 
   // ---- auth ------------------------------------------------------------------------------------
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Envelope, ErrorEnvelope, Nullable as N } from '../platform/schemas.js';
+import { DisplayText } from '../platform/validation.js';
 import { MAX_DUE_DAYS } from './due.js';
 import { ReminderRule } from './reminder-rule.js';
 import { INVOICE_SEND_STATUSES, INVOICE_STATUSES, SEND_CHANNELS, TEMPLATE_TYPES } from './invoice-state.js';
@@ -18,8 +19,8 @@ const amount = (description?: string) => Type.Integer({
   minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 (the minimum amount is 100 won) to 2147483647', description,
 });
 const Amount = amount();
-const Reason = Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters', examples: ['11월 수강료'] });
-const Description = Type.String({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters', examples: ['매월 10일까지 납부 부탁드립니다'] });
+const Reason = DisplayText({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters', examples: ['11월 수강료'] });
+const Description = DisplayText({ maxLength: 200, description: 'Guidance shown in the notification; at most 200 characters', examples: ['매월 10일까지 납부 부탁드립니다'] }, 'lines');
 
 /** An invoice's due date (docs/invoicing.md, "Due dates"); the service checks the calendar and the range. */
 const DueDate = Type.String({
@@ -29,19 +30,19 @@ const DueDate = Type.String({
 });
 
 export const BillItem = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 20 }),
+  name: DisplayText({ minLength: 1, maxLength: 20 }),
   price: Type.Integer({ minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 to 2147483647' }),
   qty: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1' })),
   discountAmount: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_INT, description: 'Won for AMOUNT, percent for RATE (floored)' })),
   discountUnit: Type.Optional(Type.Union([Type.Literal('AMOUNT'), Type.Literal('RATE')], { description: 'Default AMOUNT' })),
-  type: Type.Optional(Type.String({ maxLength: 20, description: 'Free text' })),
+  type: Type.Optional(DisplayText({ maxLength: 20, description: 'Free text' })),
 });
 export type BillItem = Static<typeof BillItem>;
 
 export const Items = Type.Array(BillItem, { minItems: 1, maxItems: 100, description: 'The net sum of the items must equal the amount' });
 
 const Member = Type.Object({
-  studentName: Type.String({ minLength: 1, maxLength: 30, examples: ['홍길동'] }),
+  studentName: DisplayText({ minLength: 1, maxLength: 30, examples: ['홍길동'] }),
   studentPhone: Phone,
   guardianPhone: Type.Optional(Type.String({ pattern: '^\\d{10,11}$', 'x-reason': 'must be 10 to 11 digits', description: 'When present, the message goes to this number' })),
   studentBirthDate: Type.Optional(Type.String({ maxLength: 20, description: 'Stored, not required' })),
@@ -49,7 +50,7 @@ const Member = Type.Object({
 });
 
 const RecipientItem = Type.Object({
-  studentName: Type.String({ minLength: 1, maxLength: 30 }),
+  studentName: DisplayText({ minLength: 1, maxLength: 30 }),
   studentPhone: Phone,
   amount: Amount,
   items: Type.Optional(Items),
@@ -64,7 +65,7 @@ export const CreateBillBody = Type.Object({
     description: 'Idempotency key: a repeat with the same content creates nothing new; one recipient only',
     examples: ['order-20261122-0001'],
   })),
-  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters. Required unless billTemplateId gives it' })),
+  reason: Type.Optional(DisplayText({ minLength: 1, maxLength: 60, description: 'Shown in the notification; 1 to 60 characters. Required unless billTemplateId gives it' })),
   description: Type.Optional(Description),
   amount: Type.Optional(amount('Required for SAME (unless billTemplateId gives it); may be omitted for INDIVIDUAL')),
   sendChannel: Type.Optional(Type.Union(SEND_CHANNELS.map((c) => Type.Literal(c)), { description: 'Default ALIMTALK' })),
@@ -85,7 +86,7 @@ export const CreateBillBody = Type.Object({
     description: 'A template saved in the console: it fills reason, description, amount with items, and sendChannel where the request leaves them out (docs/reference.md, "Templates")',
   })),
   recipientItems: Type.Optional(Type.Array(RecipientItem, { minItems: 1, maxItems: 1000, description: 'INDIVIDUAL: one entry per member, same studentName and studentPhone' })),
-  relatedSubject: Type.Optional(Type.String({ maxLength: 100 })),
+  relatedSubject: Type.Optional(DisplayText({ maxLength: 100 })),
   etc: Type.Optional(Type.String({ maxLength: 500 })),
   dueDate: Type.Optional(DueDate),
   reminders: Type.Optional(Type.Object(ReminderRule.properties, {
@@ -211,7 +212,7 @@ export const SalesSummary = Type.Object({
 
 /** An invoice template as the console saves it (docs/reference.md, "Templates"). */
 export const TemplateBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 40 }),
+  name: DisplayText({ minLength: 1, maxLength: 40 }),
   reason: Reason,
   description: Type.Optional(Description),
   amount: Type.Optional(Amount),

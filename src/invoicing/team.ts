@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hashPassword, newId } from '../platform/crypto.js';
@@ -83,6 +83,11 @@ export class TeamService {
   }
 
   /** True when an account with this email exists anywhere (emails sign in, so they are unique). */
+  /** An account by its sign-in email (any case): for the operator's commands. */
+  accountByEmail(email: string): Promise<Account | undefined> {
+    return repo.findAccountByEmail(this.db, normalizeEmail(email));
+  }
+
   async emailTaken(email: string): Promise<boolean> {
     return !!(await repo.findAccountByEmail(this.db, normalizeEmail(email)));
   }
@@ -145,5 +150,18 @@ export class TeamService {
       await team.setPasswordHash(trx, account.id, hash);
       await team.revokeAllTokens(trx, account.id, this.clock.nowMs());
     });
+  }
+
+  /** Checks and hashes a password chosen without the current one (a reset link, the operator); VALIDATION naming `field` when it is not acceptable. */
+  async newPasswordHash(next: string, field = 'password'): Promise<string> {
+    const problem = passwordProblem(next, field);
+    if (problem) throw validation(problem);
+    return hashPassword(next);
+  }
+
+  /** Stores such a password's hash and revokes the account's API tokens, in the caller's transaction (with the reset it completes). */
+  async storePasswordHash(trx: Transaction<Database>, accountId: string, hash: string): Promise<void> {
+    await team.setPasswordHash(trx, accountId, hash);
+    await team.revokeAllTokens(trx, accountId, this.clock.nowMs());
   }
 }

@@ -95,6 +95,7 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 .badge.ok{background:#e6f4ea;color:#0d652d}
 .badge.warn{background:#fef7e0;color:#7a4f01}
 .badge.bad{background:#fdecea;color:#8c1d18}
+.sr-only{position:absolute;left:0;top:0;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .filter-fold>summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center;font-weight:600}
 .filter-fold[open]>summary{margin-bottom:.5rem}
 .filter-fold>summary::before,.chart-table>summary::before{content:"▸";margin-right:.5rem}
@@ -107,6 +108,7 @@ table.cards tr{display:grid;grid-template-columns:1fr auto;gap:.125rem .75rem;pa
 table.cards td{display:block;border:0;padding:0;white-space:normal;min-width:0}
 table.cards td.wrap{min-width:0}
 table.cards td:nth-child(even){text-align:right}
+table.cards td.full{grid-column:1/-1;text-align:left}
 table.cards td.more{display:none}
 table.cards td.sub{color:#4a5363;font-size:.875rem}
 }

@@ -1,4 +1,4 @@
-import type { TSchema, Static } from '@sinclair/typebox';
+import { Type, type TSchema, type Static } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/value';
 
@@ -25,12 +25,43 @@ const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])
 export const BAD_TEXT_REASON = 'must be text without NUL characters or unpaired surrogates';
 
 /**
+ * Display text (names, reasons, messages people read, on pages, in notifications and in the
+ * console's CSV exports) holds no control characters: no C0 or C1 control, no DEL, no line or
+ * paragraph separator. A line break in a name could start a line of its own wherever the name is
+ * written out (the exports' formula injection). Multi-line text (descriptions, messages) keeps
+ * its line breaks (\n, \r\n) and refuses the rest. A string schema says which it is with
+ * `x-text`: `line` or `lines` (see DisplayText).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what these patterns look for.
+const CONTROL_LINE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+// eslint-disable-next-line no-control-regex -- as above; \n and \r are allowed here.
+const CONTROL_LINES = /[\u0000-\u0009\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]/;
+export const CONTROL_REASON = 'must not contain control characters (line breaks, tabs and the like)';
+export const CONTROL_LINES_REASON = 'must not contain control characters other than line breaks';
+
+/** The reason a display text is refused, or null: `lines` allows line breaks. */
+export function controlProblem(value: string, kind: 'line' | 'lines' = 'line'): string | null {
+  if (kind === 'lines') return CONTROL_LINES.test(value) ? CONTROL_LINES_REASON : null;
+  return CONTROL_LINE.test(value) ? CONTROL_REASON : null;
+}
+
+/** A string schema of display text: `line` (names, reasons) or `lines` (descriptions, messages). */
+export function DisplayText<O extends object>(opts: O, kind: 'line' | 'lines' = 'line') {
+  return Type.String({ ...opts, 'x-text': kind });
+}
+
+/**
  * The first string under the schema's own properties (unknown fields are ignored, as their
  * values never reach storage) that is not acceptable text, as a field path; null when none.
  * Only called on a value that passed the schema, so the walk is as deep as the schema.
  */
 function badTextPath(schema: TSchema, value: unknown, path: string): string | null {
-  if (typeof value === 'string') return BAD_TEXT.test(value) ? path || 'body' : null;
+  if (typeof value === 'string') {
+    if (BAD_TEXT.test(value)) return `${path || 'body'}: ${BAD_TEXT_REASON}`;
+    const kind = (schema as { 'x-text'?: 'line' | 'lines' })['x-text'];
+    const problem = kind ? controlProblem(value, kind) : null;
+    return problem ? `${path || 'body'}: ${problem}` : null;
+  }
   if (value === null || typeof value !== 'object') return null;
   const s = schema as { anyOf?: TSchema[]; items?: TSchema; properties?: Record<string, TSchema> };
   if (s.anyOf) {
@@ -67,8 +98,7 @@ export function checker<T extends TSchema>(schema: T): Checker<T> {
   const c = compiled;
   const firstError = (value: unknown): string | null => {
     if (c.Check(value)) {
-      const bad = badTextPath(schema, value, '');
-      return bad === null ? null : `${bad}: ${BAD_TEXT_REASON}`;
+      return badTextPath(schema, value, '');
     }
     const first = c.Errors(value).First();
     return first ? describe(first) : 'body: is invalid';

@@ -170,12 +170,17 @@ forEachEngine('console in Chromium', (engine) => {
       await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: '초대 링크 만들기' }).click()]);
       const link = (await page.locator('code.secret').textContent())!;
       await visit('team-invited');
+      // A password reset link for a member (here the owner's own row), shown once.
+      await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: /비밀번호 재설정 링크/ }).first().click()]);
+      const resetLink = (await page.locator('code.secret').textContent())!;
+      assert.match(resetLink, /\/console\/reset\//);
+      await visit('team-reset-link');
 
       // Pages for someone not signed in: the invite and the sign-in page.
       const anon = await phoneContext(browser);
       contexts.push(anon);
       const ap = await anon.newPage();
-      for (const [name, url] of [['invite', link], ['sign-in', `${t.url}/console/login`]] as const) {
+      for (const [name, url] of [['invite', link], ['sign-in', `${t.url}/console/login`], ['forgot', `${t.url}/console/forgot`], ['reset', resetLink]] as const) {
         await ap.goto(url);
         const v = await axeViolations(ap);
         assert.equal(v.length, 0, `${name}:\n${describeViolations(v)}`);
@@ -188,7 +193,7 @@ forEachEngine('console in Chromium', (engine) => {
       contexts.push(desk);
       await desk.addCookies(await phone.cookies());
       const dp = await desk.newPage();
-      for (const [name, path] of [...pages, ['sign-in', '/console/login'] as [string, string]]) {
+      for (const [name, path] of [...pages, ['sign-in', '/console/login'], ['forgot', '/console/forgot'], ['reset', new URL(resetLink).pathname]] as [string, string][]) {
         if (name === 'sign-in') await desk.clearCookies();
         await dp.goto(`${t.url}${path}`);
         const v = await axeViolations(dp);

@@ -16,7 +16,7 @@ function safeNext(next: string | undefined): string {
   return next && /^\/console(\/[^\s\\]*)?$/.test(next) && !next.startsWith('//') ? next : '/console';
 }
 
-const NOTICES: Record<string, string> = { out: '로그아웃했습니다.', password: '비밀번호를 바꿨습니다. 다시 로그인해 주세요.' };
+const NOTICES: Record<string, string> = { out: '로그아웃했습니다.', password: '비밀번호를 바꿨습니다. 다시 로그인해 주세요.', reset: '새 비밀번호를 정했습니다. 새 비밀번호로 로그인해 주세요.' };
 
 /** Sign-in, sign-out and invites (docs/console.md, "Sign-in and sessions"). */
 export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings): void {

@@ -8,11 +8,38 @@ import { Csrf, digits, field, fileBytes, Str, wholeNumber } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
 import { parseRecipients, type RecipientRow } from '../recipients.js';
 import { classDetail, classList, classNewForm, type ClassFormValues } from '../views/classes.js';
+import { classMonthPage, remindConfirm } from '../views/class-month.js';
+import { streamCsv, type Column } from '../csv.js';
+import { kstIso, kstMonth } from '../../platform/kst.js';
+import { outsideQuietHours, type UnpaidRow } from '../../invoicing/index.js';
+import { phone as phoneText } from '../views/format.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const NOTICES: Record<string, string> = {
   created: '반을 만들었습니다.', saved: '저장했습니다.', added: '추가했습니다.', removed: '뺐습니다.', imported: 'CSV를 올렸습니다.',
   archived: '보관했습니다. 이 반의 예약 발송은 보관을 풀 때까지 청구하지 않습니다.', unarchived: '보관을 풀었습니다.',
+  reminded: '미결제 안내를 보냈습니다.', 'reminded-at-8': '밤 시간이라 아침 8시에 보냅니다.',
+};
+
+const UNPAID_COLUMNS: Column<UnpaidRow>[] = [
+  { header: '이름', value: (r) => r.receiverName },
+  { header: '전화번호', value: (r) => phoneText(r.receiverPhone) },
+  { header: '보호자 전화번호', value: (r) => phoneText(r.guardianPhone) },
+  { header: '금액', value: (r) => r.amount },
+  { header: '납부 기한', value: (r) => r.dueDate },
+  { header: '기한 지남', value: (r) => (r.overdue ? '예' : '') },
+  { header: '보낸 횟수', value: (r) => r.sendCount },
+  { header: '마지막 발송', value: (r) => (r.lastSentAt ? r.lastSentAt.replace('T', ' ') : null) },
+  { header: '거래번호', value: (r) => r.transSeqNo },
+  { header: 'uniqueId', value: (r) => r.uniqueId },
+];
+
+/** yyyy-MM, or this month (KST) when it is not one. */
+const monthParam = (m: string | undefined, now: number) => (m && /^\d{4}-(0[1-9]|1[0-2])$/.test(m) ? m : kstMonth(now));
+const shift = (month: string, by: number) => {
+  const [y, m] = month.split('-').map(Number) as [number, number];
+  const d = new Date(Date.UTC(y, m - 1 + by, 1));
+  return `${d.getUTCFullYear()}-${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
 };
 
 /** The rows of a CSV (an uploaded file in any of the encodings Korean offices save, or pasted text), checked by the console's CSV rules. */
@@ -93,7 +120,7 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
     const { class: c, members } = await svc.get(user.tenant.id, id);
     const body = classDetail({
       c, members, csrf: await csrfToken(req, reply), canEdit: hasRole(user.member, 'manager'), error: extra.error, rows: extra.rows,
-      monthHref: null,
+      monthHref: `/console/classes/${c.id}/month?month=${kstMonth(deps.clock.nowMs())}`,
     });
     return renderPage(req, reply, { title: c.name, active: 'classes', body, notice: extra.notice }, extra.status ?? 200);
   };
@@ -169,5 +196,46 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
     }
     await deps.audit.record(user, req.ip, 'class.members', req.params.id, `CSV ${replace ? '모두 바꾸기' : '추가'}: ${csv.rows.length}명`);
     return seeOther(reply, `/console/classes/${req.params.id}?notice=imported`);
+  });
+
+  // ---- the month of a class ------------------------------------------------------------------
+
+  const months = deps.invoicing.billing.month;
+  const MonthQ = Type.Object({ month: Str(20), notice: Str(20) });
+
+  app.get('/classes/:id/month', { schema: { hide: true, params: IdParams, querystring: MonthQ } }, async (req, reply) => {
+    const user = userOf(req);
+    const month = monthParam(req.query.month, deps.clock.nowMs());
+    const m = await months.month(user.tenant.id, req.params.id, month);
+    const body = classMonthPage({ m, prev: shift(month, -1), next: shift(month, 1), canEdit: hasRole(user.member, 'manager'), csrf: await csrfToken(req, reply), balance: await deps.invoicing.invoices.balance(user.tenant.id) });
+    return renderPage(req, reply, { title: `${m.className} ${month}`, active: 'classes', body, notice: NOTICES[req.query.notice ?? ''] });
+  });
+
+  app.get('/classes/:id/month.csv', { schema: { hide: true, params: IdParams, querystring: MonthQ } }, async (req, reply) => {
+    const user = userOf(req);
+    const month = monthParam(req.query.month, deps.clock.nowMs());
+    const m = await months.month(user.tenant.id, req.params.id, month);
+    await deps.audit.record(user, req.ip, 'class.export_unpaid', req.params.id, month);
+    const rows = (async function* () { yield* m.unpaidList; })();
+    return streamCsv(reply, `sunap-unpaid-${month}.csv`, UNPAID_COLUMNS, rows, (err) => req.log.error({ err: err.message }, 'unpaid export failed'));
+  });
+
+  app.get('/classes/:id/month/remind', { config: manager, schema: { hide: true, params: IdParams, querystring: MonthQ } }, async (req, reply) => {
+    const user = userOf(req);
+    const month = monthParam(req.query.month, deps.clock.nowMs());
+    const m = await months.month(user.tenant.id, req.params.id, month);
+    const now = deps.clock.nowMs();
+    const at = outsideQuietHours(now);
+    const body = remindConfirm({ m, csrf: await csrfToken(req, reply), balance: await deps.invoicing.invoices.balance(user.tenant.id), at: kstIso(at), night: at > now });
+    return renderPage(req, reply, { title: '미결제 안내', active: 'classes', body });
+  });
+
+  app.post('/classes/:id/month/remind', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, month: Str(20) }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const month = monthParam(req.body.month, deps.clock.nowMs());
+    const now = deps.clock.nowMs();
+    const r = await months.remindNow(user.tenant.id, req.params.id, month);
+    await deps.audit.record(user, req.ip, 'class.remind', req.params.id, `${month}: ${r.reminders}명, ${r.at}`);
+    return seeOther(reply, `/console/classes/${req.params.id}/month?month=${month}&notice=${outsideQuietHours(now) > now ? 'reminded-at-8' : 'reminded'}`);
   });
 }

@@ -6,8 +6,9 @@ import { AppError, GatewayCodes, GatewayError } from '../../platform/errors.js';
 import { BANKS } from '../../ports/banks.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
+import { controlProblem } from '../../platform/validation.js';
 import { streamCsv, type Column } from '../csv.js';
-import { Csrf, cursorParam, kstDayStart, parseCursor, Str } from '../forms.js';
+import { CONTROL_KO, Csrf, cursorParam, kstDayStart, parseCursor, Str } from '../forms.js';
 import { csrfToken, renderPage, seeOther, storeKey, userOf, type ConsoleDeps } from '../http.js';
 import { phone } from '../views/format.js';
 import { cancelConfirm, deleteConfirm, ORDER_TYPE_LABEL, PAY_PATH_LABEL, paymentDetail, paymentList, type PaymentQuery } from '../views/payments.js';
@@ -118,6 +119,9 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
       body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), error, banks: [...BANKS], refund: { bankCode: b.refundBank, holderName: b.refundHolder } }),
     }, 400);
     if (!reason || b.confirm !== 'yes') return again(!reason ? '취소 사유를 적어 주세요.' : '전액 취소를 확인해 주세요.');
+    // As the API's CANCEL_REASON: display text without control characters (a line break could start a line of the export).
+    if (controlProblem(reason)) return again(`reason: ${CONTROL_KO}`);
+    if (b.refundHolder && controlProblem(b.refundHolder)) return again(`refundHolder: ${CONTROL_KO}`);
     // The same service as the API's CANCEL: the full approved amount, its rules and codes; a
     // virtual account's refund account is checked there (4010 without it, 4002 naming a bad field).
     try {

@@ -13,7 +13,7 @@ const owner = { consoleRole: 'owner' as const };
 /** The team (docs/console.md, "Team"), for owners: members, roles, invites (the link shown once), removal. */
 export function teamRoutes(app: App, deps: ConsoleDeps): void {
   const team = deps.invoicing.team;
-  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { link?: string; error?: string; notice?: string } = {}, status = 200) => {
+  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { link?: string; resetLink?: { email: string; link: string }; error?: string; notice?: string } = {}, status = 200) => {
     const user = userOf(req);
     const body = teamBody({ members: await team.members(user.tenant.id), invites: await deps.invites.open(user.tenant.id), me: user.member, tenantId: user.tenant.id, csrf: await csrfToken(req, reply), ...extra });
     return renderPage(req, reply, { title: '팀', active: 'team', body, notice: extra.notice }, status);
@@ -24,7 +24,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
   };
 
   app.get('/team', { config: owner, schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
-    show(req, reply, { notice: { role: '역할을 바꿨습니다.', removed: '멤버를 내보냈습니다.', revoked: '초대를 취소했습니다.' }[req.query.notice ?? ''] }));
+    show(req, reply, { notice: { role: '역할을 바꿨습니다.', removed: '멤버를 팀에서 뺐습니다.', revoked: '초대를 취소했습니다.', 'signed-out': '그 멤버를 모든 기기에서 로그아웃시켰습니다.' }[req.query.notice ?? ''] }));
 
   app.post('/team/invite', { config: owner, schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), role: Str(10) }) } }, async (req, reply) => {
     const user = userOf(req);
@@ -70,5 +70,29 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
     if (!(await deps.invites.revoke(user.tenant.id, req.params.id))) throw new AppError('NOT_FOUND', 'invite: no such open invite');
     await deps.audit.record(user, req.ip, 'team.invite_revoke', req.params.id);
     return seeOther(reply, '/console/team?notice=revoked');
+  });
+
+  const memberOf = async (tenantId: string, id: string) => {
+    const m = (await team.members(tenantId)).find((x) => x.id === id);
+    if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
+    return m;
+  };
+
+  // A one-time link (an hour) for a member who forgot the password; shown on this answer only.
+  app.post('/team/:id/reset-link', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const m = await memberOf(user.tenant.id, req.params.id);
+    const { token } = await deps.resets.create(user.tenant.id, m, user.member.email);
+    await deps.audit.record(user, req.ip, 'team.password_reset_link', m.email);
+    return show(req, reply, { resetLink: { email: m.email, link: `${deps.publicUrl}/console/reset/${token}` }, notice: `${m.email}님의 비밀번호 재설정 링크를 만들었습니다.` });
+  });
+
+  // Signs a member out of every device (a lost phone, a member leaving).
+  app.post('/team/:id/sign-out', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    const user = userOf(req);
+    const m = await memberOf(user.tenant.id, req.params.id);
+    const n = await deps.sessions.revokeAll(m.id);
+    await deps.audit.record(user, req.ip, 'team.sign_out', m.email, `${n}개 세션`);
+    return seeOther(reply, m.id === user.member.id ? '/console/login' : '/console/team?notice=signed-out');
   });
 }

@@ -1,4 +1,5 @@
-import { html } from '../../pages/html.js';
+import { html, type SafeHtml } from '../../pages/html.js';
+import type { FieldErrors } from '../field-errors.js';
 import { csrfField, publicPage, ROLE_LABEL } from './shell.js';
 import type { AccountRole } from '../../invoicing/index.js';
 
@@ -15,7 +16,7 @@ ${csrfField(v.csrf)}
 <button class="btn" type="submit">로그인</button>
 </form>
 </section>
-<p class="notice">계정은 운영자가 <code>sunap account create</code>로 만들거나, 상점 소유자의 초대 링크로 만듭니다.</p>`);
+<p class="notice"><a href="/console/forgot">비밀번호를 잊었나요?</a> 계정이 없다면 상점 소유자에게 초대를 부탁해 주세요.</p>`);
 }
 
 export function invitePage(v: { csrf: string; token: string; email: string; role: AccountRole; storeName: string; error?: string }): string {
@@ -29,6 +30,33 @@ ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
 ${csrfField(v.csrf)}
 <div class="field"><label for="password">사용할 비밀번호</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="200" aria-describedby="password-hint"><span class="hint" id="password-hint">8자 이상</span></div>
 <button class="btn" type="submit">참여하고 로그인</button>
+</form>
+</section>`);
+}
+
+/** Who can let a member back in: the page a forgotten password leads to. */
+export function forgotPage(): string {
+  return publicPage('비밀번호 재설정', html`<h1>비밀번호를 잊었나요?</h1>
+<section class="card">
+<p>상점 소유자에게 <strong>비밀번호 재설정 링크</strong>를 부탁해 주세요. 소유자는 상점관리자의 <strong>팀</strong> 메뉴에서 멤버마다 링크를 만들 수 있습니다. 링크는 1시간 동안, 한 번 쓸 수 있습니다.</p>
+<p>상점 소유자 본인이라면 이 Sunap을 운영하는 분(운영자)에게 재설정 링크를 부탁해 주세요.</p>
+<p><a href="/console/login">← 로그인으로 돌아가기</a></p>
+</section>`);
+}
+
+export function resetPage(v: { csrf: string; token: string; email: string; storeName: string; errors?: FieldErrors }): string {
+  const e = v.errors ?? {};
+  const err = (id: string): SafeHtml | '' => (e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : '');
+  const aria = (id: string, hint?: string): SafeHtml | '' => (e[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : hint ? html` aria-describedby="${hint}"` : '');
+  return publicPage('비밀번호 재설정', html`<h1>새 비밀번호 정하기</h1>
+${Object.keys(e).length ? html`<div class="alert" role="alert"><ul>${Object.values(e).map((m) => html`<li>${m}</li>`)}</ul></div>` : ''}
+<section class="card"><dl class="facts"><dt>상점</dt><dd>${v.storeName}</dd><dt>이메일</dt><dd>${v.email}</dd></dl></section>
+<section class="card">
+<form method="post" action="/console/reset/${v.token}" novalidate>
+${csrfField(v.csrf)}
+<div class="field"><label for="password">새 비밀번호</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="200"${aria('password', 'password-hint')}>${err('password')}<span class="hint" id="password-hint">8자 이상. 바꾸면 모든 기기에서 로그아웃됩니다</span></div>
+<div class="field"><label for="confirm">새 비밀번호 확인</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required maxlength="200"${aria('confirm')}>${err('confirm')}</div>
+<button class="btn" type="submit">비밀번호 바꾸기</button>
 </form>
 </section>`);
 }

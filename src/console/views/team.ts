@@ -4,23 +4,26 @@ import type { InviteRow } from '../repository.js';
 import { when } from './format.js';
 import { csrfField, ROLE_LABEL, tableRegion } from './shell.js';
 
-export function teamBody(v: { members: Account[]; invites: InviteRow[]; me: Account; tenantId: string; csrf: string; link?: string; error?: string }): SafeHtml {
+export function teamBody(v: { members: Account[]; invites: InviteRow[]; me: Account; tenantId: string; csrf: string; link?: string; resetLink?: { email: string; link: string }; error?: string }): SafeHtml {
   const roleSelect = (m: Account) => html`<form method="post" action="/console/team/${m.id}/role" class="actions">${csrfField(v.csrf)}
 <label class="muted" for="role-${m.id}">역할</label><select id="role-${m.id}" name="role">${ACCOUNT_ROLES.map((r) => html`<option value="${r}"${r === m.role ? html` selected` : ''}>${ROLE_LABEL[r]}</option>`)}</select>
 <button class="link-btn" type="submit">변경</button></form>`;
   return html`<h1>팀</h1>
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
 ${v.link ? html`<section class="card" aria-labelledby="link-title"><h2 id="link-title">초대 링크</h2><p>이 링크는 지금 한 번만 보입니다. 초대한 분에게 전해 주세요 (3일 동안, 한 번 쓸 수 있습니다).</p><code class="secret">${v.link}</code></section>` : ''}
+${v.resetLink ? html`<section class="card" aria-labelledby="reset-title"><h2 id="reset-title">${v.resetLink.email}님의 비밀번호 재설정 링크</h2><p>이 링크는 지금 한 번만 보입니다. 그 멤버에게 전해 주세요 (1시간 동안, 한 번 쓸 수 있습니다. 새 링크를 만들면 이전 링크는 쓸 수 없습니다). 비밀번호를 바꾸면 그 멤버는 모든 기기에서 로그아웃됩니다.</p><code class="secret">${v.resetLink.link}</code></section>` : ''}
 <section aria-labelledby="members-title"><h2 id="members-title">멤버</h2>
-${tableRegion('멤버', html`<table class="list"><thead><tr><th scope="col">이메일</th><th scope="col">역할</th><th scope="col">가입</th><th scope="col">관리</th></tr></thead>
+${tableRegion('멤버', html`<table class="list cards"><thead><tr><th scope="col">이메일</th><th scope="col">역할</th><th scope="col">가입</th><th scope="col">관리</th></tr></thead>
 <tbody>${v.members.map((m) => html`<tr><td>${m.email}${m.id === v.me.id ? ' (나)' : ''}</td><td>${ROLE_LABEL[m.role]}</td><td>${when(m.created_at)}</td>
-<td>${roleSelect(m)}${m.id !== v.tenantId ? html`<form method="post" action="/console/team/${m.id}/remove">${csrfField(v.csrf)}<button class="link-btn" type="submit">내보내기</button></form>` : html`<span class="muted">팀의 첫 계정</span>`}</td></tr>`)}</tbody></table>`)}
+<td class="wrap full">${roleSelect(m)}<form method="post" action="/console/team/${m.id}/reset-link">${csrfField(v.csrf)}<button class="link-btn" type="submit">비밀번호 재설정 링크<span class="sr-only"> 만들기: ${m.email}</span></button></form>
+<form method="post" action="/console/team/${m.id}/sign-out">${csrfField(v.csrf)}<button class="link-btn" type="submit">모든 기기에서 로그아웃<span class="sr-only">: ${m.email}</span></button></form>
+${m.id !== v.tenantId ? html`<form method="post" action="/console/team/${m.id}/remove">${csrfField(v.csrf)}<button class="link-btn" type="submit">팀에서 빼기<span class="sr-only">: ${m.email}</span></button></form>` : html`<span class="muted">팀의 첫 계정</span>`}</td></tr>`)}</tbody></table>`)}
 </section>
 <form method="post" action="/console/team/invite" class="card">
 ${csrfField(v.csrf)}
 <h2>멤버 초대</h2>
 <div class="grid2"><div class="field"><label for="email">이메일</label><input id="email" name="email" type="email" required maxlength="254"></div>
-<div class="field"><label for="role">역할</label><select id="role" name="role">${ACCOUNT_ROLES.map((r) => html`<option value="${r}"${r === 'manager' ? html` selected` : ''}>${ROLE_LABEL[r]}</option>`)}</select></div></div>
+<div class="field"><label for="role">역할</label><select id="role" name="role">${ACCOUNT_ROLES.map((r) => html`<option value="${r}"${r === 'viewer' ? html` selected` : ''}>${ROLE_LABEL[r]}</option>`)}</select></div></div>
 <p class="muted">소유자: 모든 것과 팀·설정. 관리자: 결제·청구서·포인트. 조회 전용: 보기만.</p>
 <button class="btn" type="submit">초대 링크 만들기</button>
 </form>
