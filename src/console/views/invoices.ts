@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../pages/html.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL, WEBHOOK_STATUS_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { csrfField, tableRegion } from './shell.js';
-import { num, phone, when, whenSeconds } from './format.js';
+import { CHANNEL_LABEL, DELIVERY_LABEL, num, phone, problemWords, when, whenSeconds } from './format.js';
 
 const STATUS_TONE: Record<InvoiceStatus, string> = { PENDING: 'warn', DONE: 'ok', CANCELED: '' };
 const SEND_TONE: Record<InvoiceSendStatus, string> = { WAITING: 'warn', SENT: 'ok', FAILED: 'bad' };
@@ -130,7 +130,7 @@ ${v.d.payment.cancelDateTime ? html`<dt>취소 시각</dt><dd>${v.d.payment.canc
 </div>
 <section class="card" aria-labelledby="sends-title"><h2 id="sends-title">발송 기록</h2>
 ${v.d.sendHistories.length === 0 ? html`<p class="muted">없음</p>` : tableRegion('발송 기록', html`<table class="list"><thead><tr><th scope="col">종류</th><th scope="col">결과</th><th scope="col">방법</th><th scope="col">받는 번호</th><th scope="col">발송 시각</th><th scope="col">전달</th><th scope="col">오류</th></tr></thead>
-<tbody>${v.d.sendHistories.map((s) => html`<tr><td>${SEND_TYPE_LABEL[s.sendType] ?? s.sendType}</td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td>${s.sendChannel}</td><td>${phone(s.receiverPhone)}</td><td>${t(s.sentAt)}</td><td>${s.deliveryStatus ?? '-'}</td><td class="wrap">${s.errorMessage ?? ''}</td></tr>`)}</tbody></table>`)}
+<tbody>${v.d.sendHistories.map((s) => html`<tr><td>${SEND_TYPE_LABEL[s.sendType] ?? s.sendType}</td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td>${CHANNEL_LABEL[s.sendChannel] ?? s.sendChannel}</td><td>${phone(s.receiverPhone)}</td><td>${t(s.sentAt)}</td><td>${s.deliveryStatus ? DELIVERY_LABEL[s.deliveryStatus] ?? s.deliveryStatus : '-'}</td><td class="wrap">${s.errorMessage ? html`<details><summary>${problemWords(s.errorMessage)}</summary><code>${s.errorMessage}</code></details>` : ''}</td></tr>`)}</tbody></table>`)}
 </section>
 <section class="card" aria-labelledby="hooks-title"><h2 id="hooks-title">웹훅 전달</h2>
 ${b.webhookUrl ? html`<p class="muted">받는 주소: ${b.webhookUrl}</p>` : html`<p class="muted">이 청구서에는 웹훅 주소가 없습니다.</p>`}

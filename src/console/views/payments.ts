@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../pages/html.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { csrfField, tableRegion } from './shell.js';
-import { num, phone, when, whenSeconds } from './format.js';
+import { num, phone, problemWords, when, whenSeconds } from './format.js';
 
 /** Badge tone of each payment state. */
 const TONE: Record<Payment['state'], '' | 'ok' | 'warn' | 'bad'> = {
@@ -102,7 +102,7 @@ function entry(e: TimelineEntry): SafeHtml {
     case 'CALLBACK': {
       const ok = e.error === null;
       return html`<li${ok ? '' : html` class="bad"`}>${t}<span class="what">결과 알림(콜백) ${e.attemptNo}회차: ${ok ? `성공 (HTTP ${e.statusCode})` : '실패'}</span>
-<span class="detail">${e.url} · ${e.durationMs}ms${e.error ? html` · ${e.error}` : ''}</span></li>`;
+<span class="detail">${e.url} · ${e.durationMs}ms${e.error ? html` · ${problemWords(e.error)} <details><summary>자세히</summary><code>${e.error}</code></details>` : ''}</span></li>`;
     }
     case 'LATE_REFUND':
       return html`<li>${t}<span class="what">늦게 확인된 승인 자동 환불</span><span class="detail">${e.card ? html`카드 ${e.card} · ` : ''}${e.message}</span></li>`;

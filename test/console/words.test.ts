@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { problemWords } from '../../src/console/views/format.js';
+import { forEachEngine, paymentBody, seqNo, withApp } from '../helpers/app.js';
+import { eventually } from '../helpers/wait.js';
+import { ownerClient, textOf } from './support.js';
+
+test('what went wrong, in Korean: each kind of failure its own sentence', () => {
+  assert.match(problemWords('connect ECONNREFUSED 127.0.0.1:9'), /연결을 거부했습니다/);
+  assert.match(problemWords('The operation was aborted due to timeout'), /제때 답하지 않았습니다/);
+  assert.match(problemWords('getaddrinfo ENOTFOUND nowhere.example'), /주소를 찾을 수 없습니다/);
+  assert.match(problemWords('HTTP 503'), /503 오류로 답했습니다/);
+  assert.match(problemWords('self-signed certificate'), /보안 인증서/);
+  assert.equal(problemWords('something else'), '전달하지 못했습니다');
+});
+
+forEachEngine('console: words a merchant reads', (engine) => {
+  const t = withApp(engine);
+
+  test('a failing callback reads in Korean with the raw error behind "자세히"; a send shows its channel in Korean', async () => {
+    const { owner, c } = await ownerClient(t, { points: 100 });
+    const seq = seqNo('WD');
+    await t.gw('requestPayment', paymentBody({ TRANS_SEQNO: seq, CONFIRM_URL: 'https://127.0.0.1:9/cb' }));
+    assert.equal((await t.pay(seq)).approved, true);
+    const page = await eventually(async () => {
+      const p = await c.get(`/console/payments/${seq}`);
+      return p.text.includes('1회차: 실패') ? p.text : undefined;
+    }, 'the failed callback on the timeline');
+    const text = textOf(page);
+    assert.ok(text.includes('받는 서버가 연결을 거부했습니다'), text.slice(0, 2000));
+    assert.match(page, /<details><summary>자세히<\/summary><code>[^<]*ECONNREFUSED/);
+
+    assert.equal((await c.post('/console/invoices/new', { requestId: 'console-words-0001', name: '김영희', phone: '010-1234-5678', amount: '5000', reason: '수강료' }, { from: '/console/invoices/new' })).status, 303);
+    const inv = await t.app.sunap.database.db.selectFrom('invoices').select(['unique_id', 'send_status']).where('account_id', '=', owner.accountId).executeTakeFirstOrThrow();
+    await eventually(async () => (await t.app.sunap.database.db.selectFrom('invoices').select('send_status').where('unique_id', '=', inv.unique_id).executeTakeFirstOrThrow()).send_status === 'SENT', 'sent');
+    const detail = (await c.get(`/console/invoices/${inv.unique_id}`)).text;
+    const sends = detail.slice(detail.indexOf('<tbody>', detail.indexOf('발송 기록')));
+    assert.ok(!/<td>ALIMTALK<\/td>|<td>ACCEPTED<\/td>/.test(detail), 'no raw codes');
+    assert.ok(textOf(sends).includes('알림톡'));
+  });
+});
