@@ -11,6 +11,8 @@ import { FAKE_TOSS_CLIENT_KEY } from '../fakes/toss.js';
 import { forEachEngine, paymentBody } from '../helpers/app.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { Receiver, withReceiver } from '../helpers/receiver.js';
+import { createOne, newAccount, waitSent } from '../invoicing/support.js';
+import { eventually } from '../helpers/wait.js';
 import { withFakes, withLiveApp } from './support.js';
 
 /**
@@ -352,5 +354,39 @@ forEachEngine('Toss Payments\' window in Chromium (live mode, the fake)', (engin
     assert.equal(rd(await t.gw('requestPaymentCancel', { TRANS_SEQNO: other.seq, REQUEST_TYPE: 'DELETE', APPROVAL_AMOUNT: '128000', MOBILE_NO: '01012345678' })).RESULT_CODE, '0000');
     assert.equal(fakes.toss.window.orders.get(order)!.status, 'CANCELED', 'the account was closed at Toss first');
     assert.equal(await fakes.toss.window.deposit(order), null);
+  });
+
+  test('an invoice a parent pays by virtual account through Toss: the message\'s link, the window, the account, the deposit; the invoice DONE with bill.paid', async () => {
+    const a = await newAccount(t, { points: 1000 });
+    const phone = '01055557777';
+    const sent = fakes.solapi.requests.length;
+    const id = await createOne(t, a, { members: [{ studentName: '김하늘', studentPhone: phone }], webhookUrl: `${rx.url}/hooks`, webhookSecret: 'whsec_toss_va_0123456789' });
+    await waitSent(t, a, id);
+    const raw = fakes.solapi.requests.slice(sent).map((r) => r.raw).join('\n');
+    const link = /https:\/\/localhost:\d+\/[^\s"\\]+/.exec(raw)?.[0];
+    assert.ok(link, 'the message carries the payment link');
+    const { ctx, page } = await open(VIEWPORTS[0]);
+    try {
+      await page.goto(link!);
+      if (!/\/checkout\?tid=/.test(page.url())) await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('link', { name: '결제 페이지 열기' }).first().click()]);
+      await Promise.all([page.waitForURL(/\/v2\/window\//), page.getByRole('button', { name: /^가상계좌/ }).click()]);
+      await page.getByLabel('입금할 은행').selectOption({ label: 'KB국민은행' });
+      await Promise.all([page.waitForURL(/\/checkout\?tid=/), page.getByRole('button', { name: '128,000원 결제하기' }).click()]);
+      assert.ok((await page.textContent('main'))!.includes('KB국민은행'));
+    } finally {
+      await ctx.close();
+    }
+    assert.equal((await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data.bill.status, 'PENDING');
+    const order = [...fakes.toss.window.orders.values()].at(-1)!;
+    assert.equal(order.method, 'VIRTUAL_ACCOUNT');
+    assert.equal(await fakes.toss.window.deposit(order.orderId), 200);
+    const done = await eventually(async () => {
+      const d = (await t.get(`/app/v1/sales/bill/${id}`, a.h)).body.result_data;
+      return d.bill.status === 'DONE' ? d : undefined;
+    }, 'the invoice DONE');
+    assert.equal(done.payment.payCompany, 'KB국민은행');
+    const events = () => rx.received.filter((r) => r.json?.billId === id).map((r) => r.headers['x-service-event']);
+    await eventually(async () => events().includes('bill.paid'), 'bill.paid');
+    assert.deepEqual(events(), ['bill.paid']);
   });
 });

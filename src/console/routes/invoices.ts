@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { hasRole, INVOICE_SEND_STATUSES, INVOICE_STATUSES, type InvoiceFilter, type InvoiceListRow } from '../../invoicing/index.js';
+import { hasRole, INVOICE_SEND_STATUSES, maskPhone, INVOICE_STATUSES, type InvoiceFilter, type InvoiceListRow } from '../../invoicing/index.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import type { App } from '../../platform/http.js';
 import { kstDate, kstIso, kstMonthRange } from '../../platform/kst.js';
@@ -81,7 +81,12 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const { after: _a, notice: _n, ...query } = req.query;
     await deps.audit.record(user, req.ip, 'invoice.export', null, queryString(query));
     const name = `sunap-invoices-${kstIso(deps.clock.nowMs()).slice(0, 10)}.csv`;
-    return streamCsv(reply, name, INVOICE_COLUMNS, inv.console.all(user.tenant.id, invoiceFilter(query, deps.clock.nowMs())), (err) => req.log.error({ err: err.message }, 'invoice export failed'));
+    // A viewer reads the list but takes no customer's phone number away: masked in its export.
+    const masked = (v: string | null) => (v ? maskPhone(v) : '');
+    const columns = hasRole(user.member, 'manager') ? INVOICE_COLUMNS : INVOICE_COLUMNS.map((c) => (
+      c.header === '전화번호' ? { ...c, value: (r: InvoiceListRow) => masked(r.receiver_phone) }
+        : c.header === '보호자 전화번호' ? { ...c, value: (r: InvoiceListRow) => masked(r.guardian_phone) } : c));
+    return streamCsv(reply, name, columns, inv.console.all(user.tenant.id, invoiceFilter(query, deps.clock.nowMs())), (err) => req.log.error({ err: err.message }, 'invoice export failed'));
   });
 
   const detail = async (tenantId: string, id: string): Promise<InvoiceDetailView> => inv.invoices.detail(tenantId, id);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { maskedCard, ORDER_TYPES, PAY_PATHS, PAYMENT_STATES, type PaymentFilter, type PaymentListRow } from '../../gateway/index.js';
-import { hasRole } from '../../invoicing/index.js';
+import { hasRole, maskPhone } from '../../invoicing/index.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
 import { AppError, GatewayCodes, GatewayError } from '../../platform/errors.js';
 import { BANKS } from '../../ports/banks.js';
@@ -82,7 +82,10 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     const { after: _a, notice: _n, ...query } = req.query;
     await deps.audit.record(user, req.ip, 'payment.export', null, queryString(query));
     const name = `sunap-payments-${kstIso(deps.clock.nowMs()).slice(0, 10)}.csv`;
-    return streamCsv(reply, name, PAYMENT_COLUMNS, deps.payments.all(storeKey(user), paymentFilter(query)), (err) => req.log.error({ err: err.message }, 'payment export failed'));
+    // A viewer reads the list but takes no customer's phone number away: masked in its export.
+    const columns = hasRole(user.member, 'manager') ? PAYMENT_COLUMNS
+      : PAYMENT_COLUMNS.map((c) => (c.header === '전화번호' ? { ...c, value: (p: PaymentListRow) => (p.mobile_no ? maskPhone(p.mobile_no) : '') } : c));
+    return streamCsv(reply, name, columns, deps.payments.all(storeKey(user), paymentFilter(query)), (err) => req.log.error({ err: err.message }, 'payment export failed'));
   });
 
   app.get('/payments/:seq', { schema: { hide: true, params: SeqParams, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) => {
