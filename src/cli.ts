@@ -3,6 +3,7 @@ import { parseOptions, UsageError, wantsHelp } from './cli/args.js';
 import { commands, findCommand, groups } from './cli/commands.js';
 import { commandHelp, EXIT, groupHelp, overallHelp } from './cli/help.js';
 import { Session } from './cli/session.js';
+import { didYouMean } from './cli/suggest.js';
 import { ConfigError } from './platform/config.js';
 
 /**
@@ -91,10 +92,14 @@ export async function main(argv: string[]): Promise<number | null> {
 /** A line whose first words name no command: a group alone (or its help), or nothing known. */
 function noCommand(first: string, more: string[]): number {
   if (!groups.includes(first)) {
-    return usageError(first.startsWith('-') ? `unknown option ${first} (options come after the command)` : `unknown command "${first}"`, '');
+    const words = commands.map((c) => c.name.split(' ')[0]!);
+    return usageError(first.startsWith('-') ? `unknown option ${first} (options come after the command)` : `unknown command "${first}"${didYouMean(first, words)}`, '');
   }
   const next = more[0];
-  if (next !== undefined && !next.startsWith('-')) return usageError(`unknown command "${first} ${next}"`, `${first} `);
+  if (next !== undefined && !next.startsWith('-')) {
+    const seconds = commands.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(' ')[1]!);
+    return usageError(`unknown command "${first} ${next}"${didYouMean(next, seconds, (w) => `${first} ${w}`)}`, `${first} `);
+  }
   if (wantsHelp(more)) {
     process.stdout.write(groupHelp(first));
     return EXIT.OK;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { didYouMean } from './suggest.js';
 
 /**
  * The one option parser of every `sunap` command. node:util parseArgs tokenizes (non-strict, so
@@ -54,7 +55,7 @@ export function parseOptions<O extends Options>(options: O, args: string[]): { v
     if (t.kind === 'option-terminator') continue;
     if (t.kind === 'positional') throw new UsageError(`unexpected argument "${t.value}"`);
     const spec = t.name === 'json' ? COMMON.json : Object.hasOwn(options, t.name) ? options[t.name]! : undefined;
-    if (!spec) throw new UsageError(`unknown option ${t.rawName}`);
+    if (!spec) throw new UsageError(`unknown option ${t.rawName}${t.rawName.startsWith('--') ? didYouMean(t.name, [...Object.keys(options), 'json'], (w) => `--${w}`) : ''}`);
     const flag = `--${t.name}`;
     if (t.name in raw) throw new UsageError(`${flag}: given more than once`);
     if (spec.type === 'boolean') {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { newId, randomToken, type SecretBox } from '../platform/crypto.js';
 import { isUniqueViolation } from '../platform/errors.js';
+import { controlProblem } from '../platform/validation.js';
 import * as repo from './repository.js';
 
 /** Operator actions on platforms and stores (the `sunap platform|store` commands). */
@@ -17,8 +18,15 @@ function code(prefix: string): string {
 const newApiKey = () => `sk_${randomToken(24)}`;
 
 /** A platform and its first API key (sealed at rest; the plain key is returned once). */
+/** A name people read (pages, messages, exports): no control characters (docs/reference.md, "Validation"). */
+function displayText(option: string, value: string | undefined): void {
+  const problem = value ? controlProblem(value) : null;
+  if (problem) throw new OperatorError(`${option}: ${problem}`);
+}
+
 export async function createPlatform(db: Kysely<Database>, box: SecretBox, now: number, input: { name: string; code?: string; apiKey?: string }) {
   if (!input.name.trim()) throw new OperatorError('--name: must not be empty');
+  displayText('--name', input.name);
   const platformCode = input.code ?? code('PC');
   const apiKey = input.apiKey ?? newApiKey();
   try {
@@ -45,6 +53,8 @@ export async function rotateKey(db: Kysely<Database>, box: SecretBox, now: numbe
 
 export async function createStore(db: Kysely<Database>, now: number, input: { platformCode: string; name: string; code?: string; ceoName?: string; bizRegNum?: string; tel?: string; cat?: boolean }) {
   if (!input.name.trim()) throw new OperatorError('--name: must not be empty');
+  displayText('--name', input.name);
+  displayText('--ceo-name', input.ceoName);
   if (!(await repo.platformExists(db, input.platformCode))) throw new OperatorError(`--platform-code: no platform ${input.platformCode}`);
   const storeCode = input.code ?? code('SD');
   try {

@@ -58,4 +58,15 @@ forEachEngine('platforms and stores', (engine) => {
         (e: unknown) => !(e instanceof OperatorError) && /simulated write failure/.test(String((e as Error).message)));
     }
   });
+
+  test('names people read refuse control characters (the operator\'s --name and --ceo-name): nothing is made; the same name without it is', async () => {
+    const CONTROL = 'must not contain control characters (line breaks, tabs and the like)';
+    await assert.rejects(createPlatform(h.db, box, NOW, { name: '플랫폼\n=1+1' }), refused(`--name: ${CONTROL}`));
+    assert.equal((await h.db.selectFrom('platforms').select('code').where('name', 'like', '플랫폼%=1+1').execute()).length, 0);
+    const { platformCode } = await createPlatform(h.db, box, NOW, { name: '플랫폼 =1+1' });
+    await assert.rejects(createStore(h.db, NOW, { platformCode, name: '학원\t본점' }), refused(`--name: ${CONTROL}`));
+    await assert.rejects(createStore(h.db, NOW, { platformCode, name: '학원', ceoName: '김\u0085대표' }), refused(`--ceo-name: ${CONTROL}`));
+    assert.equal((await h.db.selectFrom('stores').select('code').where('platform_code', '=', platformCode).execute()).length, 0, 'nothing made');
+    assert.ok((await createStore(h.db, NOW, { platformCode, name: '학원 본점', ceoName: '김대표' })).storeCode);
+  });
 });
