@@ -234,6 +234,11 @@ export class ScheduleRunner {
     const now = this.deps.clock.nowMs();
     const planned = period === 'once' ? Number(s.once_at) : plannedAt(s.day_of_month!, s.at_time, period);
     const ends = periodEnd(s, period);
+    // Never before its moment, whatever ran this (an instance whose clock is behind): look again then.
+    if (now < planned) {
+      await this.db.transaction().execute((trx) => enqueueRun(trx, s, period, planned, now, `:early:${now}`));
+      return;
+    }
     const existing = await billing.findRun(this.db, s.id, period);
     if (existing && existing.status !== 'WAITING_POINTS') {
       // Done already (a second job of the period): make sure the chain goes on.

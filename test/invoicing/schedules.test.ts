@@ -74,12 +74,18 @@ forEachEngine('billing: schedules', (engine) => {
     assert.equal(s.nextRunAt, kstIso(first.at));
     const second = await startSecondInstance(t);
     try {
+      // Run before its moment (by an instance whose clock is behind): nothing billed, a look at the moment instead.
+      await billing().runner.run(s.id, first.period);
+      assert.equal((await runs(s.id)).length, 0);
+      assert.ok(await db().selectFrom('jobs').select('id').where('unique_key', 'like', `schedule:${s.id}:${first.period}:early:%`).executeTakeFirst(), 'looked at again at the moment');
       // Just before the moment: nothing.
       await toMoment(first.at - 5000);
       await drain();
       assert.equal((await runs(s.id)).length, 0);
       await toMoment(first.at);
       // Month 1: this instance and the second run the period at the same time.
+      // The second instance reads the shared sandbox clock first (its worker would, on every poll).
+      await (second.app as any).sunap.clock.refresh();
       await Promise.all([billing().runner.run(s.id, first.period), (second.app as any).sunap.invoicing.billing.runner.run(s.id, first.period)]);
       await drain();
       // Month 2: the first attempt dies in the middle (its sends cannot be written): nothing of it stays; the retry bills once.
