@@ -84,8 +84,10 @@ export class PaymentsConsole {
       if (a.status === 'REFUNDED' && a.closed_at !== null) entries.push({ at: Number(a.closed_at), kind: 'LATE_REFUND', message: a.message ?? '', card: maskedCard(a.card_bin, a.card_last4) });
     }
     if (p.approval_at !== null) entries.push({ at: Number(p.approval_at), kind: 'APPROVED', approvalNumber: p.approval_number ?? '', issuer: p.issuer_name ?? '', methodName: p.method_name ?? '', card: maskedCard(p.card_bin, p.card_last4) });
-    for (const c of callbacks) {
-      entries.push({ at: Number(c.created_at), kind: 'CALLBACK', attemptNo: c.attempt_no, url: c.url, statusCode: c.status_code, error: c.error, durationMs: c.duration_ms });
+    // Numbered in one sequence, in the order they were made: a manual "send again" (whose job
+    // counts its own attempts from 1) follows the schedule's attempts instead of repeating "1회차".
+    for (const [i, c] of callbacks.entries()) {
+      entries.push({ at: Number(c.created_at), kind: 'CALLBACK', attemptNo: i + 1, url: c.url, statusCode: c.status_code, error: c.error, durationMs: c.duration_ms });
     }
     for (const e of events) entries.push({ at: Number(e.received_at), kind: 'EVENT', processor: e.processor, type: e.event_type, outcome: e.outcome, detail: e.detail });
     if (p.cancel_at !== null) entries.push({ at: Number(p.cancel_at), kind: 'CANCELED', reason: p.cancel_reason, amount: Number(p.cancel_amount) });

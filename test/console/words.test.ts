@@ -30,6 +30,17 @@ forEachEngine('console: words a merchant reads', (engine) => {
     assert.ok(text.includes('받는 서버가 연결을 거부했습니다'), text.slice(0, 2000));
     assert.match(page, /<details><summary>자세히<\/summary><code>[^<]*ECONNREFUSED/);
 
+    // "Send again" by hand: its attempt follows the ones before it in one sequence, never "1회차" twice.
+    const payment = await t.app.sunap.database.db.selectFrom('payments').select('id').where('trans_seqno', '=', seq).executeTakeFirstOrThrow();
+    const delivery = await t.app.sunap.database.db.selectFrom('deliveries').select('id').where('kind', '=', 'callback').where('ref_id', '=', payment.id).executeTakeFirstOrThrow();
+    const before = await t.app.sunap.database.db.selectFrom('outbound_attempts').select('id').where('target', '=', 'CALLBACK').where('ref_id', '=', payment.id).execute();
+    assert.equal((await c.post(`/console/deliveries/${delivery.id}/redeliver`, {}, { from: `/console/deliveries/${delivery.id}` })).status, 303);
+    const numbers = await eventually(async () => {
+      const n = [...textOf((await c.get(`/console/payments/${seq}`)).text).matchAll(/결과 알림\(콜백\) (\d+)회차/g)].map((m) => Number(m[1]));
+      return n.length > before.length ? n : undefined;
+    }, 'the manual attempt on the timeline');
+    assert.deepEqual(numbers, numbers.map((_, i) => i + 1), `one sequence: ${numbers.join(',')}`);
+
     assert.equal((await c.post('/console/invoices/new', { requestId: 'console-words-0001', name: '김영희', phone: '010-1234-5678', amount: '5000', reason: '수강료' }, { from: '/console/invoices/new' })).status, 303);
     const inv = await t.app.sunap.database.db.selectFrom('invoices').select(['unique_id', 'send_status']).where('account_id', '=', owner.accountId).executeTakeFirstOrThrow();
     await eventually(async () => (await t.app.sunap.database.db.selectFrom('invoices').select('send_status').where('unique_id', '=', inv.unique_id).executeTakeFirstOrThrow()).send_status === 'SENT', 'sent');
