@@ -46,6 +46,12 @@ function beyondRange(current: number, seconds: number): AppError {
  */
 export class ServiceClock implements SharedClock {
   private offsetSeconds = 0;
+  /**
+   * Counts this instance's own writes (advance, reset). A refresh whose read began before a write
+   * and ended after it holds the older value: applying it would move the clock back (a session
+   * touched then would expire hours early), so it is dropped; the write's value is newer.
+   */
+  private writes = 0;
   constructor(private readonly db: Kysely<Database> | null) {}
 
   nowMs(): number {
@@ -60,8 +66,9 @@ export class ServiceClock implements SharedClock {
 
   async refresh(): Promise<number> {
     if (!this.db) return this.offsetSeconds;
+    const writes = this.writes;
     const value = await readSetting(this.db, OFFSET_KEY);
-    this.offsetSeconds = value === undefined ? 0 : Number(value);
+    if (writes === this.writes) this.offsetSeconds = value === undefined ? 0 : Number(value);
     return this.offsetSeconds;
   }
 
@@ -78,11 +85,13 @@ export class ServiceClock implements SharedClock {
     }
     // Checked inside the write transaction: two advances at once cannot pass the bound together.
     this.offsetSeconds = await updateNumericSetting(this.db, OFFSET_KEY, next);
+    this.writes++;
     return this.offsetSeconds;
   }
 
   async reset(): Promise<number> {
     this.offsetSeconds = this.db ? await updateNumericSetting(this.db, OFFSET_KEY, () => 0) : 0;
+    this.writes++;
     return this.offsetSeconds;
   }
 }

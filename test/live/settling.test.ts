@@ -72,6 +72,9 @@ forEachEngine('live: settling an approval whose outcome is open', (engine) => {
 
   test('paying again while an approval is being confirmed: 202 "being confirmed", never "already processed"; the card is not sent; searchPayment says STORE_REQUEST until it settles', async () => {
     const { body, payment, redirect, attempt } = await openApproval();
+    // Toss stays unreachable for look-ups while the customer pays again: on a loaded machine a
+    // look-up made meanwhile (the page's or the sweep's) would otherwise settle the approval first.
+    f.toss.failLookups = 1_000;
     const keyIns = () => f.toss.requests.filter((r) => r.path === '/v1/payments/key-in').length;
     const before = keyIns();
     const again = await payOnPage(t, redirect, '4242424242424242');
@@ -81,6 +84,7 @@ forEachEngine('live: settling an approval whose outcome is open', (engine) => {
     assert.equal(keyIns(), before, 'the second card never reached Toss');
     const search = (await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO })).body.result_data;
     assert.deepEqual([search.APPROVE_STATUS, search.APPROVAL_NUMBER ?? ''], ['STORE_REQUEST', ''], 'not paid until the look-up settles it');
+    f.toss.failLookups = 0;
     await t.app.sunap.clock.advance(Math.ceil(t.app.sunap.gateway.staleAttemptMs / 1000) + 1);
     assert.equal(await t.app.sunap.gateway.reconcile(payment.id), true);
     const paid = (await t.gw('searchPayment', { TRANS_SEQNO: body.TRANS_SEQNO })).body.result_data;
