@@ -16,7 +16,18 @@ forEachEngine('console: schedules', (engine) => {
     return { owner, c, tpl: tpl.id, cls: cls.class.id };
   }
 
+  /**
+   * A run is never made before its planned moment: the sandbox clock is moved to it. Moved to a
+   * minute before it first, before signing in, so the console session (12 hours idle) outlives
+   * the move.
+   */
+  const untilPlanned = async (at: number) => {
+    const d = at - t.app.sunap.clock.nowMs();
+    if (d > 0) await t.app.sunap.clock.advance(Math.ceil(d / 1000));
+  };
+
   test('a monthly schedule made in the console; pause and resume; the runs and what each sent', async () => {
+    await untilPlanned(nextMonthlyPeriod(31, '09:00', t.app.sunap.clock.nowMs()).at - 60_000);
     const { owner, c, tpl, cls } = await setUp(1000);
     let r = await c.post('/console/schedules', { classId: cls, templateId: tpl, repeat: 'MONTHLY', dayOfMonth: '32', time: '09:00' }, { from: '/console/schedules/new' });
     assert.equal(r.status, 400);
@@ -38,6 +49,7 @@ forEachEngine('console: schedules', (engine) => {
     assert.equal(r.status, 303);
 
     const p = nextMonthlyPeriod(31, '09:00', t.app.sunap.clock.nowMs());
+    await untilPlanned(p.at);
     await billing().runner.run(id, p.period);
     page = textOf((await c.get(`/console/schedules/${id}`)).text);
     assert.ok(page.includes('발송함') && page.includes('2/2명') && page.includes('20P'), page.slice(-800));
@@ -49,9 +61,11 @@ forEachEngine('console: schedules', (engine) => {
   });
 
   test('short of points: a banner on the overview and the schedules, gone once the run is sent', async () => {
+    await untilPlanned(nextMonthlyPeriod(1, '09:00', t.app.sunap.clock.nowMs()).at - 60_000);
     const { owner, c, tpl, cls } = await setUp(10);
     const s = await billing().schedules.create(owner.accountId, t.storeCode, { classId: cls, templateId: tpl, repeat: 'MONTHLY', dayOfMonth: 1, time: '09:00' });
     const p = nextMonthlyPeriod(1, '09:00', t.app.sunap.clock.nowMs());
+    await untilPlanned(p.at);
     await billing().runner.run(s.id, p.period);
     for (const path of ['/console', '/console/schedules', `/console/schedules/${s.id}`]) {
       const text = textOf((await c.get(path)).text);
