@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { OutcomeUnknown, type ApproveOutcome, type CancelOutcome, type CardProcessor, type CredentialCheck } from './card-processor.js';
-import { callProvider, obj, ProviderUnreachable, sleepMs, str, type ProviderAnswer } from './provider-http.js';
+import { obj, ProviderUnreachable, sleepMs, str, type ProviderAnswer } from './provider-http.js';
+import { TOSS_SETTLE_PAUSE_MS, TossApi } from './toss-api.js';
 import { ALREADY_CANCELED, approveError, cardCompany, CREDENTIAL_ERRORS } from './toss-codes.js';
 
 export interface TossSettings {
@@ -22,9 +23,6 @@ export interface TossSettings {
  */
 export const TOSS_KEEPS_ORDERS_MS = 15 * 24 * 3_600_000;
 
-/** Before the look-up that follows a lost answer: long enough for the processor to have finished. */
-const SETTLE_PAUSE_MS = 500;
-
 /**
  * Toss Payments card-number (key-in) payments behind the CardProcessor port
  * (docs/going-live.md, "Toss Payments"). The attempt id is both the orderId and the
@@ -35,19 +33,11 @@ const SETTLE_PAUSE_MS = 500;
 export class TossCardProcessor implements CardProcessor {
   readonly callLimitMs: number;
   readonly keepsOrdersMs = TOSS_KEEPS_ORDERS_MS;
-  private readonly auth: string;
+  private readonly api: TossApi;
 
   constructor(private readonly s: TossSettings, private readonly log?: Logger) {
-    this.auth = `Basic ${Buffer.from(`${s.secretKey}:`).toString('base64')}`;
-    // approve (one call) + pause + look-up, or a cancel and its one retry.
-    this.callLimitMs = 2 * s.timeoutMs + SETTLE_PAUSE_MS;
-  }
-
-  private call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ProviderAnswer> {
-    return callProvider(this.s.baseUrl + path, {
-      method, timeoutMs: this.s.timeoutMs, body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    });
+    this.api = new TossApi(s);
+    this.callLimitMs = this.api.callLimitMs;
   }
 
   async approve(req: Parameters<CardProcessor['approve']>[0]): Promise<ApproveOutcome> {
@@ -62,7 +52,7 @@ export class TossCardProcessor implements CardProcessor {
     if (this.s.testCode) headers['tosspayments-test-code'] = this.s.testCode;
     let answer: ProviderAnswer;
     try {
-      answer = await this.call('POST', '/v1/payments/key-in', body, headers);
+      answer = await this.api.call('POST', '/v1/payments/key-in', body, headers);
     } catch (err) {
       if (!(err instanceof ProviderUnreachable)) throw err;
       this.log?.warn({ attempt: req.idempotencyKey, problem: err.message }, 'toss: approval unanswered; looking it up');
@@ -87,7 +77,7 @@ export class TossCardProcessor implements CardProcessor {
 
   /** After a lost answer: what the look-up says, or OutcomeUnknown when it cannot tell yet. */
   private async settleByLookup(orderId: string): Promise<ApproveOutcome> {
-    await sleepMs(SETTLE_PAUSE_MS);
+    await sleepMs(TOSS_SETTLE_PAUSE_MS);
     let found: ApproveOutcome | null;
     try {
       found = await this.lookup(orderId);
@@ -118,7 +108,7 @@ export class TossCardProcessor implements CardProcessor {
   }
 
   async lookup(idempotencyKey: string): Promise<ApproveOutcome | null> {
-    const answer = await this.call('GET', `/v1/payments/orders/${encodeURIComponent(idempotencyKey)}`);
+    const answer = await this.api.call('GET', `/v1/payments/orders/${encodeURIComponent(idempotencyKey)}`);
     if (answer.status === 200) return this.fromPayment(answer.body);
     const code = str(answer.body, 'code');
     if (answer.status === 404 && (code === 'NOT_FOUND_PAYMENT' || code === 'NOT_FOUND')) return null;
@@ -133,7 +123,7 @@ export class TossCardProcessor implements CardProcessor {
     for (let i = 0; i < 2; i++) {
       let answer: ProviderAnswer;
       try {
-        answer = await this.call('POST', path, body, { 'idempotency-key': req.idempotencyKey });
+        answer = await this.api.call('POST', path, body, { 'idempotency-key': req.idempotencyKey });
       } catch (err) {
         if (!(err instanceof ProviderUnreachable)) throw err;
         this.log?.warn({ key: req.idempotencyKey, problem: err.message }, 'toss: cancel unanswered');
@@ -154,7 +144,7 @@ export class TossCardProcessor implements CardProcessor {
     const where = `${this.s.secretKey.startsWith('live_') ? 'live' : 'test'} key at ${this.s.baseUrl}`;
     let answer: ProviderAnswer;
     try {
-      answer = await this.call('GET', `/v1/payments/orders/sunap-doctor-${randomUUID()}`);
+      answer = await this.api.call('GET', `/v1/payments/orders/sunap-doctor-${randomUUID()}`);
     } catch (err) {
       return { ok: false, detail: `${where}: ${(err as Error).message}` };
     }

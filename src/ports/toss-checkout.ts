@@ -7,7 +7,8 @@ import {
   METHOD_NAMES, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor, type CheckoutResult, type CheckoutWindow,
   type CloseOutcome, type EventReading, type PayMethod, type ProcessorHosts, type RawEvent, type ReturnReading,
 } from './checkout.js';
-import { callProvider, obj, ProviderUnreachable, sleepMs, str, type ProviderAnswer } from './provider-http.js';
+import { obj, ProviderUnreachable, sleepMs, str, type ProviderAnswer } from './provider-http.js';
+import { TOSS_SETTLE_PAUSE_MS, TossApi } from './toss-api.js';
 import { ALREADY_CANCELED, CREDENTIAL_ERRORS, cardCompany, confirmError, windowFailure } from './toss-codes.js';
 
 /**
@@ -35,9 +36,6 @@ export interface TossCheckoutSettings {
 
 /** Our launcher: reads the parameters from the page's data block and calls the SDK (src/pages/toss-launcher.ts). */
 export const TOSS_LAUNCHER = '/assets/checkout/toss.js';
-
-/** Before the look-up that follows a lost confirm answer: long enough for Toss to have finished. */
-const SETTLE_PAUSE_MS = 500;
 
 /**
  * The hosts the page allows for Toss's own SDK: its script, the API calls it makes, the window
@@ -68,19 +66,11 @@ export class TossCheckout implements CheckoutProcessor {
   readonly id = 'toss' as const;
   readonly methods: readonly PayMethod[] = ['CARD', 'EASY_PAY', 'TRANSFER', 'VIRTUAL_ACCOUNT', 'MOBILE_PHONE'];
   readonly callLimitMs: number;
-  private readonly auth: string;
+  private readonly api: TossApi;
 
   constructor(private readonly s: TossCheckoutSettings, private readonly log?: Logger) {
-    this.auth = `Basic ${Buffer.from(`${s.secretKey}:`).toString('base64')}`;
-    // A confirm (one call) + pause + look-up, or a cancel and its one retry.
-    this.callLimitMs = 2 * s.timeoutMs + SETTLE_PAUSE_MS;
-  }
-
-  private call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ProviderAnswer> {
-    return callProvider(this.s.baseUrl + path, {
-      method, timeoutMs: this.s.timeoutMs, body: body === undefined ? undefined : JSON.stringify(body),
-      headers: { authorization: this.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    });
+    this.api = new TossApi(s);
+    this.callLimitMs = this.api.callLimitMs;
   }
 
   async begin(order: CheckoutOrder): Promise<CheckoutWindow> {
@@ -112,7 +102,7 @@ export class TossCheckout implements CheckoutProcessor {
     if (!req.processorRef) return { status: 'DECLINED', code: 'NOT_FOUND_PAYMENT_SESSION', message: '결제 정보를 찾을 수 없습니다. 다시 결제해 주세요' };
     let answer: ProviderAnswer;
     try {
-      answer = await this.call('POST', '/v1/payments/confirm', { paymentKey: req.processorRef, orderId: req.orderId, amount: req.amount }, { 'idempotency-key': req.orderId });
+      answer = await this.api.call('POST', '/v1/payments/confirm', { paymentKey: req.processorRef, orderId: req.orderId, amount: req.amount }, { 'idempotency-key': req.orderId });
     } catch (err) {
       if (!(err instanceof ProviderUnreachable)) throw err;
       this.log?.warn({ attempt: req.orderId, problem: err.message }, 'toss: confirm unanswered; looking it up');
@@ -129,7 +119,7 @@ export class TossCheckout implements CheckoutProcessor {
 
   /** After a lost or open answer: what the look-up says, or OutcomeUnknown when it cannot tell yet (the reconcile asks again). */
   private async settleByLookup(orderId: string): Promise<CheckoutResult> {
-    await sleepMs(SETTLE_PAUSE_MS);
+    await sleepMs(TOSS_SETTLE_PAUSE_MS);
     let found: CheckoutResult | null;
     try {
       found = await this.lookup(orderId);
@@ -193,7 +183,7 @@ export class TossCheckout implements CheckoutProcessor {
   }
 
   async lookup(orderId: string): Promise<CheckoutResult | null> {
-    const answer = await this.call('GET', `/v1/payments/orders/${encodeURIComponent(orderId)}`);
+    const answer = await this.api.call('GET', `/v1/payments/orders/${encodeURIComponent(orderId)}`);
     if (answer.status === 200) return this.fromPayment(answer.body, orderId);
     const code = str(answer.body, 'code');
     if (answer.status === 404 && (code === 'NOT_FOUND_PAYMENT' || code === 'NOT_FOUND')) return null;
@@ -232,7 +222,7 @@ export class TossCheckout implements CheckoutProcessor {
     for (let i = 0; i < 2; i++) {
       let answer: ProviderAnswer;
       try {
-        answer = await this.call('POST', path, body, { 'idempotency-key': idempotencyKey });
+        answer = await this.api.call('POST', path, body, { 'idempotency-key': idempotencyKey });
       } catch (err) {
         if (!(err instanceof ProviderUnreachable)) throw err;
         this.log?.warn({ key: idempotencyKey, problem: err.message }, 'toss: cancel unanswered');
@@ -289,7 +279,7 @@ export class TossCheckout implements CheckoutProcessor {
     const where = `${this.s.secretKey.startsWith('live_') ? 'live' : 'test'} keys at ${this.s.baseUrl}`;
     let answer: ProviderAnswer;
     try {
-      answer = await this.call('GET', `/v1/payments/orders/sunap-doctor-${randomUUID()}`);
+      answer = await this.api.call('GET', `/v1/payments/orders/sunap-doctor-${randomUUID()}`);
     } catch (err) {
       return { ok: false, detail: `toss (window) ${where}: ${(err as Error).message}` };
     }
