@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:https';
+import * as nodeTls from 'node:tls';
 import { join, resolve } from 'node:path';
 import { INVOICE_TEMPLATE } from '../../src/invoicing/index.js';
 import { FakePortone, FAKE_PORTONE } from './portone.js';
@@ -26,6 +27,13 @@ import { ensureTestCa } from './tls.mjs';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const tls = ensureTestCa(join(root, '.tmp', 'tls'));
+// The fakes post deposit notices and webhooks to Sunap behind the https front, whose certificate
+// this CA signed: this process trusts it itself, so the first run works without
+// NODE_EXTRA_CA_CERTS (which cannot name a CA the run has not created yet). Node 22.19 / 24.5
+// and newer; older lines need NODE_EXTRA_CA_CERTS=.tmp/tls/ca.crt.
+if (typeof nodeTls.setDefaultCACertificates === 'function') {
+  nodeTls.setDefaultCACertificates([...nodeTls.getCACertificates('default'), readFileSync(join(tls, 'ca.crt'), 'utf8')]);
+}
 const port = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const sunapPort = port('PORT', 8080);
 
@@ -87,7 +95,7 @@ process.stdout.write([
   `  npx sunap store set-processor --store-code S... --processor portone --api-secret ${FAKE_PORTONE.apiSecret} --store-id ${FAKE_PORTONE.storeId} --channel-key ${FAKE_PORTONE.channels[0]!.key} --webhook-secret ${FAKE_PORTONE.webhookSecret}`,
   '  (channel keys: ' + FAKE_PORTONE.channels.map((c) => `${c.key} ${c.name}`).join(', ') + ')',
   '',
-  'then: npx sunap doctor && npx sunap serve',
+  'then (with one SUNAP_SECRET_KEY kept for the whole rehearsal): npx sunap migrate && npx sunap doctor && npx sunap serve',
   'Every request the fakes answer is printed below. Ctrl-C stops them.',
   '',
 ].join('\n'));
