@@ -5,13 +5,16 @@ import type {
   AccountRole, InvoiceSendStatus, InvoiceStatus, LedgerKind, RechargeStatus, SendChannel, SendStatus, SendType, TemplateType, TokenKind, WebhookEventName,
   WebhookEventStatus,
 } from '../invoicing/invoice-state.js';
-import type { AttemptTrigger, DeliveryKind, DeliveryState, JobStatus, OutboundTarget } from '../jobs/job-state.js';
 import type { DeliveryStatus, MessageChannel } from '../ports/messaging.js';
 import type { PayMethod, ProcessorId } from '../ports/checkout.js';
 import type { ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
 import type { ClassMemberTable, ClassTable, InvoiceReminderTable, ScheduleRunTable, ScheduleTable } from './schema-billing.js';
+import type { AuditLogTable, ConsoleInviteTable, ConsolePasswordResetTable, ConsoleSessionTable } from './schema-console.js';
+import type { DeliveryTable, JobTable, OutboundAttemptTable, WebhookEndpointTable } from './schema-jobs.js';
 
 export type { ProcessorEventOutcome, ProcessorEventTable, SandboxCheckoutTable, StoreProcessorKeyTable, StoreProcessorTable } from './schema-checkout.js';
+export type { AuditLogTable, ConsoleInviteTable, ConsolePasswordResetTable, ConsoleSessionTable } from './schema-console.js';
+export type { DeliveryTable, JobTable, OutboundAttemptTable, WebhookEndpointTable } from './schema-jobs.js';
 
 /**
  * Table types shared by both engines. Times are epoch milliseconds (bigint), amounts are
@@ -118,82 +121,6 @@ export interface PaymentAttemptTable {
   refund_sealed: string | null;
   /** 0012: the process that opened or claimed the attempt (host/pid/random, src/platform/instance.ts); null before 0012. */
   owner: string | null;
-}
-
-export interface JobTable {
-  id: string;
-  kind: string;
-  payload: string;
-  status: JobStatus;
-  run_at: number;
-  lease_until: number | null;
-  lease_owner: string | null;
-  attempts: number;
-  max_attempts: number;
-  last_error: string | null;
-  /** Deduplicates jobs that must exist once (e.g. one callback per payment approval). */
-  unique_key: string | null;
-  created_at: number;
-  updated_at: number;
-  /** The store the job works for (0009): the claim limits running jobs per store. */
-  store_code: Generated<string | null>;
-}
-
-export interface OutboundAttemptTable {
-  id: Generated<number>;
-  job_id: string;
-  target: OutboundTarget;
-  ref_id: string;
-  attempt_no: number;
-  url: string;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: number;
-  /** 0009: the delivery the attempt belongs to (null for attempts made before deliveries existed). */
-  delivery_id: string | null;
-  trigger: Generated<AttemptTrigger>;
-  /** The receiver's answer, cut to 2 KB. */
-  response_body: string | null;
-}
-
-/** A store's webhook endpoint (0009). */
-export interface WebhookEndpointTable {
-  id: string;
-  store_code: string;
-  url: string;
-  /** JSON array of event names. */
-  events: string;
-  secret_sealed: string;
-  old_secret_sealed: string | null;
-  old_secret_until: number | null;
-  enabled: number;
-  disabled_reason: string | null;
-  failing_since: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** A callback or webhook a store is owed (0009): the request as sent and its status. */
-export interface DeliveryTable {
-  id: string;
-  store_code: string;
-  kind: DeliveryKind;
-  number: string;
-  ref_id: string;
-  trans_seqno: string | null;
-  bill_id: string | null;
-  event: string | null;
-  endpoint_id: string | null;
-  url: string;
-  /** JSON object of the headers sent, secrets (signatures) left out. */
-  request_headers: string;
-  body: string;
-  status: DeliveryState;
-  attempts: number;
-  last_attempt_at: number | null;
-  created_at: number;
-  updated_at: number;
 }
 
 export interface SettingTable {
@@ -350,58 +277,6 @@ export interface SandboxMessageTable {
 export interface SandboxCardChargeTable {
   idempotency_key: string;
   outcome: string;
-  created_at: number;
-}
-
-export interface ConsoleSessionTable {
-  /** SHA-256 of the cookie's token. */
-  id: string;
-  account_id: string;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-  ip: string;
-  user_agent: string;
-}
-
-export interface ConsoleInviteTable {
-  id: string;
-  tenant_id: string;
-  email: string;
-  role: AccountRole;
-  token_hash: string;
-  invited_by: string;
-  created_at: number;
-  expires_at: number;
-  accepted_at: number | null;
-  revoked_at: number | null;
-}
-
-/** A one-time link to choose a new password (0014): only the token's hash is kept. */
-export interface ConsolePasswordResetTable {
-  id: string;
-  tenant_id: string;
-  /** The member whose password it resets. */
-  account_id: string;
-  token_hash: string;
-  /** Who made it: an owner's email, or `operator` (the CLI). */
-  created_by: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-  revoked_at: number | null;
-}
-
-export interface AuditLogTable {
-  id: Generated<number>;
-  tenant_id: string;
-  actor_id: string | null;
-  actor_email: string;
-  action: string;
-  target: string | null;
-  detail: string | null;
-  ip: string;
   created_at: number;
 }
 
