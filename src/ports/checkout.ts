@@ -186,6 +186,15 @@ export interface ProcessorEvent {
 
 export type EventReading = { ok: true; event: ProcessorEvent } | { ok: false; reason: string };
 
+/** A notice's body parsed as JSON, or the refusal every adapter gives one that is not JSON. */
+export function noticeJson(raw: RawEvent): { ok: true; body: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, body: JSON.parse(raw.body.toString('utf8')) };
+  } catch {
+    return { ok: false, reason: 'body: not JSON' };
+  }
+}
+
 export type CancelResult = { outcome: 'CANCELED' } | { outcome: 'FAILED'; message: string };
 
 export interface CheckoutProcessor {

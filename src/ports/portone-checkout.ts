@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { bankByCode, bankOfPortone } from './banks.js';
 import { OutcomeUnknown } from './card-processor.js';
 import {
-  METHOD_NAMES, PAY_METHODS, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor, type CheckoutResult, type CheckoutWindow,
+  METHOD_NAMES, noticeJson, PAY_METHODS, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor, type CheckoutResult, type CheckoutWindow,
   type CloseOutcome, type EventReading, type ProcessorHosts, type RawEvent, type RefundAccount, type ReturnReading,
 } from './checkout.js';
 import { CARD_COMPANY_NAMES, declineWords, EASY_PAY_NAMES, errorWords, METHOD_OF_TYPE, PORTONE_ERRORS, PORTONE_PAY_METHOD } from './portone-codes.js';
@@ -289,12 +289,9 @@ export class PortoneCheckout implements CheckoutProcessor {
   readEvent(raw: RawEvent): EventReading {
     const v = verifyStandardWebhook(this.secretBytes, raw, (this.s.nowMs ?? Date.now)());
     if (!v.ok) return v;
-    let body: Json;
-    try {
-      body = o(JSON.parse(raw.body.toString('utf8')));
-    } catch {
-      return { ok: false, reason: 'body: not JSON' };
-    }
+    const parsed = noticeJson(raw);
+    if (!parsed.ok) return parsed;
+    const body = o(parsed.body);
     const id = (x: unknown) => (typeof x === 'string' && x.length > 0 && x.length <= 200 ? x : null);
     const type = s(body.type);
     if (type) {

@@ -4,7 +4,7 @@ import type { Database } from '../db/index.js';
 import { bankByCode, bankName } from './banks.js';
 import { OutcomeUnknown } from './card-processor.js';
 import {
-  DEFAULT_EASY_PAY, EASY_PAYS, METHOD_NAMES, PAY_METHODS, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor,
+  DEFAULT_EASY_PAY, EASY_PAYS, METHOD_NAMES, noticeJson, PAY_METHODS, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor,
   type CheckoutResult, type CheckoutWindow, type CloseOutcome, type EventReading, type RawEvent, type ReturnReading,
 } from './checkout.js';
 import { SANDBOX_CARDS } from './sandbox-card-processor.js';
@@ -267,12 +267,9 @@ export class SandboxCheckout implements CheckoutProcessor {
    * change (PAYMENT_STATUS_CHANGED: data.orderId). Anything else is refused.
    */
   readEvent(raw: RawEvent): EventReading {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.body.toString('utf8'));
-    } catch {
-      return { ok: false, reason: 'body: not JSON' };
-    }
+    const parsed = noticeJson(raw);
+    if (!parsed.ok) return parsed;
+    const body = parsed.body;
     const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
     const data = (b.data && typeof b.data === 'object' ? b.data : {}) as Record<string, unknown>;
     const str = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 200 ? v : null);

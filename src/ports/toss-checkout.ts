@@ -4,7 +4,7 @@ import { TOSS_SDK_URL } from '../platform/providers.js';
 import { bankByCode, bankOfToss } from './banks.js';
 import { OutcomeUnknown } from './card-processor.js';
 import {
-  METHOD_NAMES, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor, type CheckoutResult, type CheckoutWindow,
+  METHOD_NAMES, noticeJson, type CancelResult, type CardFacts, type CheckoutOrder, type CheckoutProcessor, type CheckoutResult, type CheckoutWindow,
   type CloseOutcome, type EventReading, type PayMethod, type ProcessorHosts, type RawEvent, type ReturnReading,
 } from './checkout.js';
 import { obj, ProviderUnreachable, sleepMs, str, type ProviderAnswer } from './provider-http.js';
@@ -245,12 +245,9 @@ export class TossCheckout implements CheckoutProcessor {
    * look-up. Events about other things (payouts, billing) are read as not about a payment.
    */
   readEvent(raw: RawEvent): EventReading {
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.body.toString('utf8'));
-    } catch {
-      return { ok: false, reason: 'body: not JSON' };
-    }
+    const parsed = noticeJson(raw);
+    if (!parsed.ok) return parsed;
+    const body = parsed.body;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, reason: 'body: not a JSON object' };
     const b = body as Record<string, unknown>;
     const data = obj(b, 'data');
