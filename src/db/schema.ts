@@ -176,6 +176,8 @@ export interface LedgerTable {
   ref: string | null;
   memo: string | null;
   created_at: number;
+  /** The send (creation, resend, reminder) whose RESERVE rows these are (migration 0018); null otherwise. */
+  batch: string | null;
 }
 
 export interface InvoiceTable {
@@ -220,6 +222,8 @@ export interface InvoiceTable {
   remind_before_days: number | null;
   remind_after_days: number | null;
   remind_limit: number | null;
+  /** 0018: the VAT-exempt part of the amount, 0..amount (0 = all taxed); the payment carries it. */
+  tax_free_amount: Generated<number>;
 }
 
 /**

@@ -121,19 +121,36 @@ export async function recentRecharges(db: Db, accountId: string, limit: number):
 
 // ---- the ledger ---------------------------------------------------------------------------
 
+/** The key that makes ledger rows one line: their send's batch, or the row alone (no batch). */
+const ledgerKey = sql<string>`coalesce(ledger.batch, cast(ledger.id as text))`;
+
 /**
- * A page of the account's ledger, newest first (keyset on id), each row with the invoice its
- * send belongs to (RESERVE and REFUND rows name a send).
+ * A page of the account's ledger as lines, newest first: the RESERVE rows of one send (one
+ * `batch`) are one line, every other row a line of its own. Keyset on id: a line is ordered by
+ * its newest row, and the next page starts below the oldest row of the page's last line.
  */
-export async function ledgerPage(db: Db, accountId: string, opts: { beforeId?: number; limit: number }) {
+export async function ledgerLinesPage(db: Db, accountId: string, opts: { beforeId?: number; limit: number }) {
   let q = db.selectFrom('ledger')
-    .leftJoin('sends', (j) => j.onRef('sends.id', '=', 'ledger.ref').on('sends.account_id', '=', accountId))
-    .leftJoin('invoices', (j) => j.onRef('invoices.id', '=', 'sends.invoice_id').on('invoices.account_id', '=', accountId))
-    .select(['ledger.id', 'ledger.delta', 'ledger.kind', 'ledger.ref', 'ledger.memo', 'ledger.created_at',
-      'invoices.unique_id as invoice_unique_id', 'invoices.receiver_name as invoice_receiver', 'invoices.reason as invoice_reason'])
+    .select((eb) => [ledgerKey.as('k'), eb.fn.max('ledger.id').as('last_id'), eb.fn.min('ledger.id').as('first_id'),
+      eb.fn.countAll().as('n'), eb.fn.sum<number>('ledger.delta').as('delta')])
     .where('ledger.account_id', '=', accountId);
   if (opts.beforeId !== undefined) q = q.where('ledger.id', '<', opts.beforeId);
-  return q.orderBy('ledger.id', 'desc').limit(opts.limit).execute();
+  const rows = await q.groupBy(ledgerKey).orderBy('last_id', 'desc').limit(opts.limit).execute();
+  return rows.map((r) => ({ key: r.k, lastId: Number(r.last_id), firstId: Number(r.first_id), count: Number(r.n), delta: Number(r.delta) }));
+}
+
+/**
+ * The ledger rows with ids in [fromId, toId], newest first, each with the invoice its send
+ * belongs to (RESERVE and REFUND rows name a send) and its line's key.
+ */
+export async function ledgerRows(db: Db, accountId: string, fromId: number, toId: number) {
+  return db.selectFrom('ledger')
+    .leftJoin('sends', (j) => j.onRef('sends.id', '=', 'ledger.ref').on('sends.account_id', '=', accountId))
+    .leftJoin('invoices', (j) => j.onRef('invoices.id', '=', 'sends.invoice_id').on('invoices.account_id', '=', accountId))
+    .select(['ledger.id', 'ledger.delta', 'ledger.kind', 'ledger.ref', 'ledger.memo', 'ledger.created_at', ledgerKey.as('k'),
+      'invoices.unique_id as invoice_unique_id', 'invoices.receiver_name as invoice_receiver', 'invoices.reason as invoice_reason'])
+    .where('ledger.account_id', '=', accountId).where('ledger.id', '>=', fromId).where('ledger.id', '<=', toId)
+    .orderBy('ledger.id', 'desc').execute();
 }
 
 // ---- invoices: search, deliveries ---------------------------------------------------------

@@ -28,7 +28,7 @@ import { SCHEDULE_JOB } from './schedules.js';
 import { REMINDER_JOB } from './reminders.js';
 
 export { AuthService, THROTTLE_PURGE_JOB, createAccount, emailProblem, grantPoints, normalizeEmail, passwordProblem, setInvoicingEnabled, tenantOf } from './accounts.js';
-export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow } from './console.js';
+export { InvoicingConsole, type InvoiceCursor, type InvoiceFilter, type InvoiceListRow, type LedgerLine, type LedgerRow } from './console.js';
 export type { Recharge } from './console-repository.js';
 export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } from './recharge.js';
 export type { Account } from './repository.js';

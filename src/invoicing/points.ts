@@ -2,6 +2,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { SendTable } from '../db/schema.js';
 import type { MessageChannel } from '../ports/messaging.js';
+import { newId } from '../platform/crypto.js';
 import { AppError } from '../platform/errors.js';
 import type { SendChannel } from './invoice-state.js';
 import * as repo from './repository.js';
@@ -27,6 +28,8 @@ export function settledCost(reserved: number, carriedBy: MessageChannel | null, 
 /**
  * Takes the points of every send at once, or none (-21): one debit for the total, one RESERVE
  * ledger row per send (ref = send id, so a send reserves once), in the caller's transaction.
+ * The rows share one `batch` id: the console shows them as one line per send (a class of 30 is
+ * "청구서 30건 발송"), expandable to its rows.
  */
 export async function reserve(trx: Transaction<Database>, accountId: string, sends: Insertable<SendTable>[], now: number): Promise<void> {
   const total = sends.reduce((s, x) => s + Number(x.cost_reserved), 0);
@@ -34,8 +37,9 @@ export async function reserve(trx: Transaction<Database>, accountId: string, sen
     const have = await repo.balance(trx, accountId);
     throw new AppError('INSUFFICIENT_POINTS', `points: insufficient send points to send the invoice (needs ${total}, balance ${have})`);
   }
+  const batch = newId();
   await repo.addLedger(trx, sends.map((s) => ({
-    account_id: accountId, delta: -Number(s.cost_reserved), kind: 'RESERVE' as const, ref: s.id, memo: s.send_type, created_at: now,
+    account_id: accountId, delta: -Number(s.cost_reserved), kind: 'RESERVE' as const, ref: s.id, memo: s.send_type, created_at: now, batch,
   })));
 }
 

@@ -97,6 +97,8 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 .badge.bad{background:#fdecea;color:#8c1d18}
 .sr-only{position:absolute;left:0;top:0;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .filter-fold>summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center;font-weight:600}
+.ledger-send>summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center}
+.ledger-send ul{margin:.25rem 0 0;padding-left:1.25rem}
 .filter-fold[open]>summary{margin-bottom:.5rem}
 .filter-fold>summary::before,.chart-table>summary::before{content:"▸";margin-right:.5rem}
 .filter-fold[open]>summary::before,.chart-table[open]>summary::before{content:"▾"}

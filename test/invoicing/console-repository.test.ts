@@ -85,15 +85,63 @@ forEachEngine('invoicing console repository', (engine) => {
     const a = await account();
     await repo.addLedger(h.db, Array.from({ length: 5 }, (_, i) => ({ account_id: a, delta: i + 1, kind: 'GRANT' as const, ref: null, memo: `g${i}`, created_at: T })));
     const c = new InvoicingConsole(h.db);
+    const memos = (p: Awaited<ReturnType<InvoicingConsole['ledger']>>) => p.lines.map((l) => l.rows.map((r) => r.memo).join('+'));
     const first = await c.ledger(a, undefined, 2);
-    assert.deepEqual(first.rows.map((r) => r.memo), ['g4', 'g3']);
+    assert.deepEqual(memos(first), ['g4', 'g3']);
     const second = await c.ledger(a, first.next!, 2);
-    assert.deepEqual(second.rows.map((r) => r.memo), ['g2', 'g1']);
+    assert.deepEqual(memos(second), ['g2', 'g1']);
     const last = await c.ledger(a, second.next!, 2);
-    assert.deepEqual([last.rows.map((r) => r.memo), last.next], [['g0'], null]);
+    assert.deepEqual([memos(last), last.next], [['g0'], null]);
     const whole = await c.ledger(a, undefined, 5);
-    assert.deepEqual([whole.rows.length, whole.next], [5, null], 'exactly a page: no next page');
+    assert.deepEqual([whole.lines.length, whole.next], [5, null], 'exactly a page: no next page');
     assert.deepEqual(await c.points(a), { balance: 0, ledgerSum: 15 });
+  });
+
+  test('the ledger: one line per send (its batch), whose delta is its rows\' sum; a send of 1 is one line; two sends in the same millisecond stay two; refunds, grants and recharges stay lines of their own; pages never split a send', async () => {
+    const a = await account();
+    const b = await account();
+    const c = new InvoicingConsole(h.db);
+    const reserve = (accountId: string, batch: string, n: number, cost: number, memo = 'INITIAL') => repo.addLedger(h.db, Array.from({ length: n }, (_, i) => ({
+      account_id: accountId, delta: -cost, kind: 'RESERVE' as const, ref: `${batch}-s${i}`, memo, created_at: T, batch })));
+    await repo.addLedger(h.db, [{ account_id: a, delta: 1000, kind: 'GRANT', ref: null, memo: 'start', created_at: T }]);
+    await reserve(a, `${a}-class`, 30, 10);
+    await repo.addLedger(h.db, [{ account_id: a, delta: 10, kind: 'REFUND', ref: `${a}-class-s3`, memo: 'FAILED', created_at: T }]);
+    await reserve(a, `${a}-one`, 1, 30);
+    await reserve(a, `${a}-same-ms-1`, 2, 10, 'RESEND');
+    await reserve(a, `${a}-same-ms-2`, 2, 10, 'RESEND');
+    await repo.addLedger(h.db, [{ account_id: a, delta: 500, kind: 'RECHARGE', ref: `${a}-rc`, memo: '충전', created_at: T }]);
+    await reserve(b, `${b}-other`, 3, 10);
+    const page = await c.ledger(a, undefined, 50);
+    assert.deepEqual(page.lines.map((l) => [l.rows[0]!.kind, l.count, l.delta]), [
+      ['RECHARGE', 1, 500], ['RESERVE', 2, -20], ['RESERVE', 2, -20], ['RESERVE', 1, -30], ['REFUND', 1, 10], ['RESERVE', 30, -300], ['GRANT', 1, 1000],
+    ]);
+    for (const l of page.lines) {
+      assert.equal(l.rows.length, l.count, 'every row of a line is there');
+      assert.equal(l.delta, l.rows.reduce((s, r) => s + r.delta, 0), 'a line\'s delta is its rows\' sum');
+      assert.equal(l.id, Math.max(...l.rows.map((r) => r.id)));
+    }
+    const linesSum = page.lines.reduce((s, l) => s + l.delta, 0);
+    assert.equal(linesSum, 1000 - 300 + 10 - 30 - 40 + 500);
+    assert.deepEqual(await c.points(a), { balance: 0, ledgerSum: linesSum }, 'the lines add up to the ledger');
+    // Pages of 2 lines: a send of 30 is one line on one page, never cut.
+    const seen: number[] = [];
+    let next: number | null | undefined;
+    do {
+      const p = await c.ledger(a, next ?? undefined, 2);
+      seen.push(...p.lines.map((l) => l.count));
+      next = p.next;
+    } while (next !== null);
+    assert.deepEqual(seen, [1, 2, 2, 1, 1, 30, 1]);
+    assert.deepEqual((await c.ledger(b, undefined, 50)).lines.map((l) => [l.count, l.delta]), [[3, -30]], 'another account sees only its own');
+  });
+
+  test('the ledger: rows reserved before batches (migration 0018) are one line per millisecond and memo', async () => {
+    const a = await account();
+    const c = new InvoicingConsole(h.db);
+    const legacy = (memo: string, at: number, n: number) => Array.from({ length: n }, (_, i) => ({
+      account_id: a, delta: -10, kind: 'RESERVE' as const, ref: `${a}-${memo}-${at}-${i}`, memo, created_at: at, batch: `legacy:${at}:${memo}` }));
+    await repo.addLedger(h.db, [...legacy('INITIAL', T, 3), ...legacy('INITIAL', T + 1, 2), ...legacy('RESEND', T + 1, 1)]);
+    assert.deepEqual((await c.ledger(a, undefined, 50)).lines.map((l) => [l.count, l.delta]), [[1, -10], [2, -20], [3, -30]]);
   });
 
   test('the invoice search: each filter, whole values and parts of 2 characters or more, phones with dashes or spaces, one row per invoice, newest first', async () => {

@@ -18,7 +18,7 @@ export function pointsRoutes(app: App, deps: ConsoleDeps): void {
     const page = await inv.console.ledger(user.tenant.id, before, PAGE);
     const notice = { credited: '포인트를 충전했습니다.', paid: '결제가 끝나면 바로 충전됩니다. 잠시 후 새로 고쳐 주세요.' }[q.notice ?? ''];
     const body = pointsBody({
-      balance: await inv.invoices.balance(user.tenant.id), costs: deps.costs, rows: page.rows, recharges: await inv.recharges.recent(user.tenant.id),
+      balance: await inv.invoices.balance(user.tenant.id), costs: deps.costs, lines: page.lines, recharges: await inv.recharges.recent(user.tenant.id),
       nextHref: page.next ? `/console/points?before=${page.next}` : null, firstHref: before ? '/console/points' : null,
       mode: inv.recharges.mode(), canRecharge: hasRole(user.member, 'manager'), csrf: await csrfToken(req, reply), limits: RECHARGE_LIMITS, error,
     });

@@ -1,23 +1,28 @@
-import type { LedgerKind, Recharge } from '../../invoicing/index.js';
+import type { LedgerLine, LedgerRow, Recharge } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { LEDGER_KIND_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { num, when } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
 
-export interface LedgerRow {
-  id: number;
-  delta: number;
-  kind: LedgerKind;
-  memo: string | null;
-  created_at: number;
-  invoice_unique_id: string | null;
-  invoice_receiver: string | null;
-  invoice_reason: string | null;
+const signed = (n: number) => `${n > 0 ? '+' : ''}${num(n)}P`;
+
+const invoiceLink = (r: LedgerRow) => r.invoice_unique_id ? html`<a href="/console/invoices/${r.invoice_unique_id}">${r.invoice_receiver} · ${r.invoice_reason}</a>` : '';
+
+/**
+ * One line of the ledger: a row alone, or a send's rows as one line ("청구서 30건 발송") whose
+ * <details> opens to each invoice and its points.
+ */
+function ledgerLine(l: LedgerLine): SafeHtml {
+  const first = l.rows[0]!;
+  const what = l.count === 1 ? invoiceLink(first) : html`<details class="ledger-send"><summary>청구서 ${num(l.count)}건 ${first.memo === 'RESEND' ? '재발송' : '발송'}</summary>
+<ul>${l.rows.map((r) => html`<li>${invoiceLink(r) || '청구서'} <span class="num">${signed(Number(r.delta))}</span></li>`)}</ul></details>`;
+  return html`<tr><td>${when(first.created_at)}</td><td>${LEDGER_KIND_LABEL[first.kind]}</td><td class="num">${signed(l.delta)}</td>
+<td>${what}</td><td class="wrap">${l.count === 1 ? first.memo ?? '' : ''}</td></tr>`;
 }
 
 export function pointsBody(v: {
-  balance: number; costs: { ALIMTALK: number; SMS: number }; rows: LedgerRow[]; nextHref: string | null; firstHref: string | null;
+  balance: number; costs: { ALIMTALK: number; SMS: number }; lines: LedgerLine[]; nextHref: string | null; firstHref: string | null;
   recharges: Recharge[]; mode: 'card' | 'instant' | 'unavailable'; canRecharge: boolean; csrf: string; limits: { min: number; max: number }; error?: string;
 }): SafeHtml {
   const form = v.canRecharge && v.mode !== 'unavailable' ? html`<form method="post" action="/console/points/recharge" class="card">
@@ -39,9 +44,8 @@ ${tableRegion('최근 충전', html`<table class="list"><thead><tr><th scope="co
 <tbody>${v.recharges.map((r) => html`<tr><td>${when(r.created_at)}</td><td class="num">${num(Number(r.points))}P</td><td class="num">${Number(r.amount) ? won(Number(r.amount)) : '-'}</td>
 <td>${r.status === 'CREDITED' ? html`<span class="badge ok">충전됨</span>` : html`<span class="badge warn">결제 대기</span>`}</td></tr>`)}</tbody></table>`)}</section>` : ''}
 <section aria-labelledby="ledger-title"><h2 id="ledger-title">포인트 내역</h2>
-${v.rows.length === 0 ? html`<p class="card">내역이 없습니다.</p>` : tableRegion('포인트 내역', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">종류</th><th scope="col" class="num">변동</th><th scope="col">청구서</th><th scope="col">메모</th></tr></thead>
-<tbody>${v.rows.map((r) => html`<tr><td>${when(r.created_at)}</td><td>${LEDGER_KIND_LABEL[r.kind]}</td><td class="num">${Number(r.delta) > 0 ? '+' : ''}${num(Number(r.delta))}P</td>
-<td>${r.invoice_unique_id ? html`<a href="/console/invoices/${r.invoice_unique_id}">${r.invoice_receiver} · ${r.invoice_reason}</a>` : ''}</td><td class="wrap">${r.memo ?? ''}</td></tr>`)}</tbody></table>`)}
+${v.lines.length === 0 ? html`<p class="card">내역이 없습니다.</p>` : tableRegion('포인트 내역', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">종류</th><th scope="col" class="num">변동</th><th scope="col">청구서</th><th scope="col">메모</th></tr></thead>
+<tbody>${v.lines.map(ledgerLine)}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>
 </section>`;
 }
