@@ -2,12 +2,17 @@ import { resolve } from 'node:path';
 
 /** Every scenario, in the order a run performs them. */
 export const SCENARIOS = [
-  'ceiling', 'floor', 'reference', 'searchPayment', 'requestPayment', 'createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks',
+  'ceiling', 'floor', 'reference', 'searchPayment', 'requestReference', 'requestPayment', 'pgInsert', 'createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks',
   'consolePaymentsSmall', 'consolePaymentsLarge', 'consolePaymentSearchSmall', 'consolePaymentSearchLarge',
   'consoleInvoicesSmall', 'consoleInvoicesLarge', 'consoleInvoiceSearchSmall', 'consoleInvoiceSearchLarge',
 ] as const;
 export type ScenarioKey = (typeof SCENARIOS)[number];
 export type Engine = 'sqlite' | 'postgres';
+/**
+ * The hot path's pairs, repeated BENCH_ROUNDS times in this order (each reference right before
+ * the Sunap scenario it is compared with), before every other scenario.
+ */
+export const HOT_PATH: readonly ScenarioKey[] = ['reference', 'searchPayment', 'requestReference', 'requestPayment', 'pgInsert'];
 
 export interface BenchConfig {
   root: string;
@@ -16,6 +21,8 @@ export interface BenchConfig {
   /** Seconds of warm-up load before each measured run (results discarded). */
   warmup: number;
   connections: number;
+  /** How many times the hot path's pairs (HOT_PATH) run, for the median and spread of each ratio. */
+  rounds: number;
   scenarios: ReadonlySet<ScenarioKey>;
   engines: Engine[];
   smoke: boolean;
@@ -71,6 +78,7 @@ export function loadBenchConfig(env: Env = process.env): BenchConfig {
     duration,
     warmup: int(env, 'BENCH_WARMUP', Math.min(3, duration), 0),
     connections: int(env, 'BENCH_CONNECTIONS', 50, 1),
+    rounds: int(env, 'BENCH_ROUNDS', 1, 1),
     scenarios,
     engines,
     smoke,

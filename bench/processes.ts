@@ -196,10 +196,11 @@ export async function startFloor(opts: { root: string; bodyFile: string; logFile
  * The same-stack reference (bench/reference-server.ts) on the target's database: read-only on
  * SQLite, a read-only pool on PostgreSQL. Same malloc setting as the Sunap server.
  */
-export async function startReference(opts: { root: string; databaseUrl: string; secretKey: string; logFile: string; profile?: { dir: string } }): Promise<Child> {
+export async function startReference(opts: { root: string; databaseUrl: string; secretKey: string; logFile: string; profile?: { dir: string }; pageUrl?: string }): Promise<Child> {
   const port = await freePort();
   return startScript(opts.root, 'reference-server.ts', opts.logFile, port, '/ready', {
     BENCH_REFERENCE_PORT: String(port), BENCH_REFERENCE_DB: opts.databaseUrl, SUNAP_SECRET_KEY: opts.secretKey,
+    ...(opts.pageUrl ? { BENCH_REFERENCE_PAGE_URL: opts.pageUrl } : {}),
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
   }, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${opts.profile.dir}`] : []);
 }

@@ -6,12 +6,20 @@
 // the same order as src/gateway/views.ts. No logging, metrics, security headers or schemas.
 // Sunap's searchPayment divided by this is the share of the stack's speed Sunap keeps
 // (BENCHMARKS.md, "The same-stack reference"). Run as a child process by bench/run.ts:
-// BENCH_REFERENCE_PORT, BENCH_REFERENCE_DB (sqlite:<file> or a postgres:// URL), SUNAP_SECRET_KEY.
+// BENCH_REFERENCE_PORT, BENCH_REFERENCE_DB (sqlite:<file> or a postgres:// URL), SUNAP_SECRET_KEY,
+// BENCH_REFERENCE_PAGE_URL (Sunap's payment page, for requestPayment's REDIRECT_URL).
+//
+// requestPayment the same way: the same lookup, the signature, the fields the row needs, ONE
+// prepared INSERT of the row Sunap writes (bench/payment-row.ts), the page token and the same
+// answer. On SQLite with synchronous=FULL and the simplest group commit (the inserts of one turn
+// of the event loop share one BEGIN IMMEDIATE … COMMIT, each answered after that COMMIT, as
+// Sunap's driver does); on PostgreSQL each INSERT commits on its own, as Sunap's does.
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
-import { apiSign, hexEqual, SecretBox } from '../src/platform/crypto.js';
+import { apiSign, hexEqual, hmacToken, newId, SecretBox } from '../src/platform/crypto.js';
 import { kstCompact, parseKstCompact } from '../src/platform/kst.js';
+import { paymentInsertSql, paymentValues } from './payment-row.js';
 
 const SQL = `select s.name as store_name, s.ceo_name, s.biz_reg_num, s.tel, k.key_sealed, p.trans_seqno, p.state, p.mobile_no,
   p.approval_at, p.amount, p.supply_amount, p.tax_charge, p.approval_number, p.installment_month, p.issuer_name,
@@ -24,15 +32,79 @@ where s.platform_code = ? and s.code = ?`;
 type Row = Record<string, any>;
 const url = process.env.BENCH_REFERENCE_DB!;
 let lookup: (params: unknown[]) => Promise<Row[]> | Row[];
+/** requestPayment's lookup and insert, on a writable connection opened on first use. */
+let writer: () => { lookup: (params: unknown[]) => Promise<Row[]> | Row[]; insert: (values: unknown[]) => Promise<void> };
 if (url.startsWith('sqlite:')) {
-  const stmt = new SQLite(url.slice('sqlite:'.length), { readonly: true, fileMustExist: true }).prepare(SQL);
+  const file = url.slice('sqlite:'.length);
+  const stmt = new SQLite(file, { readonly: true, fileMustExist: true }).prepare(SQL);
   lookup = (params) => stmt.all(...params) as Row[];
+  let w: ReturnType<typeof writer> | undefined;
+  writer = () => (w ??= sqliteWriter(file));
 } else {
   pg.types.setTypeParser(20, Number); // as src/db/index.ts: bigint columns (times in ms) as numbers
   const pool = new pg.Pool({ connectionString: url, max: 10, options: '-c default_transaction_read_only=on' });
   let n = 0;
   const text = SQL.replace(/\?/g, () => `$${++n}`);
   lookup = async (values) => (await pool.query<Row>({ name: 'reference_search', text, values })).rows;
+  let w: ReturnType<typeof writer> | undefined;
+  writer = () => (w ??= (() => {
+    // Sunap's pool: 10 connections (SUNAP_PG_POOL_SIZE's default), every query prepared by name.
+    const rw = new pg.Pool({ connectionString: url, max: 10 });
+    const insertText = paymentInsertSql('postgres');
+    return {
+      lookup: async (values: unknown[]) => (await rw.query<Row>({ name: 'reference_search', text, values })).rows,
+      insert: async (values: unknown[]) => void (await rw.query({ name: 'reference_insert', text: insertText, values })),
+    };
+  })());
+}
+
+/**
+ * SQLite as Sunap opens it (WAL, synchronous=FULL, busy_timeout) with the simplest group
+ * commit: the first insert of a turn opens BEGIN IMMEDIATE, the turn's inserts run in it (a
+ * failing INSERT undoes only itself), and the COMMIT on setImmediate answers them all.
+ */
+function sqliteWriter(file: string) {
+  const db = new SQLite(file, { fileMustExist: true });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 10000');
+  const read = db.prepare(SQL);
+  const insert = db.prepare(paymentInsertSql('sqlite'));
+  let batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
+  const commit = () => {
+    const b = batch!;
+    batch = null;
+    try {
+      db.exec('commit');
+      b.resolve();
+    } catch (err) {
+      if (db.inTransaction) db.exec('rollback');
+      b.reject(err);
+    }
+  };
+  return {
+    lookup: (params: unknown[]) => read.all(...params) as Row[],
+    async insert(values: unknown[]) {
+      if (!batch) {
+        db.exec('begin immediate');
+        let resolve!: () => void;
+        let reject!: (e: unknown) => void;
+        const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+        done.catch(() => {});
+        batch = { done, resolve, reject };
+        setImmediate(commit);
+      }
+      const joined = batch;
+      let failed: unknown;
+      try {
+        insert.run(values);
+      } catch (err) {
+        failed = err;
+      }
+      await joined.done;
+      if (failed) throw failed;
+    },
+  };
 }
 const box = new SecretBox(Buffer.from(process.env.SUNAP_SECRET_KEY!, 'hex'));
 const MAX_SKEW_MS = 600_000; // SUNAP_SIGN_MAX_SKEW_SECONDS' default
@@ -72,6 +144,46 @@ app.post('/api/searchPayment', async (req) => {
       VBANK_NAME: p.vbank_name, VBANK_ACCOUNT: p.vbank_account, VBANK_HOLDER: p.vbank_holder, VBANK_DUE: p.vbank_due_at !== null ? kstCompact(Number(p.vbank_due_at)) : null,
     },
   };
+});
+
+const pageUrl = process.env.BENCH_REFERENCE_PAGE_URL ?? 'http://127.0.0.1/checkout';
+const masterKey = Buffer.from(process.env.SUNAP_SECRET_KEY!, 'hex');
+const REQUIRED = ['APPROVAL_AMOUNT', 'MOBILE_NO', 'PAY_USER_NAME', 'REQUEST_REASON', 'CONFIRM_URL'] as const;
+app.post('/api/requestPayment', async (req) => {
+  const b = req.body as Record<string, string> | null;
+  const bad = SIGNING.find((f) => typeof b?.[f] !== 'string' || b[f].length === 0 || b[f].length > 64);
+  if (!b || bad) return refuse('4002', `${bad ?? 'body'}: is missing or malformed`);
+  if (!/^[0-9a-fA-F]{64}$/.test(b.API_SIGN!)) return refuse('4002', 'API_SIGN: must be 64 hex characters');
+  const transAt = /^\d{14}$/.test(b.TRANS_AT!) ? parseKstCompact(b.TRANS_AT!) : null;
+  if (transAt === null) return refuse('4002', 'TRANS_AT: is not a real date and time');
+  const now = Date.now();
+  const w = writer();
+  const rows = await w.lookup([now, b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE]);
+  const s = rows[0];
+  if (!s) return refuse('4005', 'PLATFORM_CODE, STORE_CODE: unknown platform or store');
+  const signed = rows.some((r) => r.key_sealed !== null
+    && hexEqual(apiSign(b.TRANS_SEQNO!, b.PLATFORM_CODE!, b.STORE_CODE!, b.TRANS_AT!, box.open(r.key_sealed)), b.API_SIGN!));
+  if (!signed || Math.abs(now - transAt) > MAX_SKEW_MS) return refuse('3001', 'API_SIGN: signature mismatch or TRANS_AT out of window');
+  // The fields the row needs, present and of their type; not Sunap's per-field messages.
+  const missing = REQUIRED.find((f) => typeof b[f] !== 'string' || b[f].length === 0);
+  if (missing) return refuse('4002', `${missing}: is required`);
+  const amount = Number(b.APPROVAL_AMOUNT);
+  if (!Number.isSafeInteger(amount) || amount <= 0) return refuse('4002', 'APPROVAL_AMOUNT: must be a whole number above 0');
+  const id = newId();
+  try {
+    await w.insert(paymentValues({
+      platformCode: b.PLATFORM_CODE!, storeCode: b.STORE_CODE!, transSeqNo: b.TRANS_SEQNO!, amount, mobileNo: b.MOBILE_NO!,
+      payUserName: b.PAY_USER_NAME!, requestReason: b.REQUEST_REASON!, infoMessage: b.INFO_MESSAGE, confirmUrl: b.CONFIRM_URL,
+      tempValue: b.TEMP_VALUE, userId: b.USER_ID,
+    }, now, id));
+  } catch (err) {
+    if (/unique|duplicate/i.test(String((err as Error).message))) return refuse('4001', 'TRANS_SEQNO: a payment with this TRANS_SEQNO already exists');
+    throw err;
+  }
+  const u = new URL(pageUrl);
+  u.searchParams.set('tid', id);
+  u.searchParams.set('token', hmacToken(masterKey, 'payment-page', id));
+  return { result_code: 0, result_msg: 'SUCCESS', result_data: { RESULT_CODE: '0000', RESULT_MSG: '정상 처리되었습니다', REDIRECT_URL: u.toString() } };
 });
 
 await app.listen({ port: Number(process.env.BENCH_REFERENCE_PORT), host: '127.0.0.1' });

@@ -6,10 +6,11 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, fdatasyncSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
+import pg from 'pg';
 import { join } from 'node:path';
 import type { DatabaseHandle } from '../src/db/index.js';
 import { SecretBox } from '../src/platform/crypto.js';
-import { loadBenchConfig, SCENARIOS, type BenchConfig, type Engine } from './config.js';
+import { HOT_PATH, loadBenchConfig, SCENARIOS, type BenchConfig, type Engine, type ScenarioKey } from './config.js';
 import {
   analyze, createDatabase, durability, invoiceIdRange, openBenchStore, postgresAnswers, seedAccount, seedInvoices, type BenchDatabase,
 } from './database.js';
@@ -18,7 +19,10 @@ import { loadProblem, runLoad } from './load.js';
 import { cli, RssSampler, startCeiling, startFloor, startReference, startSunap, type Child } from './processes.js';
 import { BenchReceiver, ensureTls } from './receiver.js';
 import { CONSOLE_LISTS, consoleSignIn, seedPayments } from './console.js';
-import { checkTargets, keyPaths, notes, relateToReference, table, targetTable, type Row } from './report.js';
+import { hmacToken } from '../src/platform/crypto.js';
+import { paymentInsertSql, paymentValues, PAYMENT_COLUMNS } from './payment-row.js';
+import { runPgInsert } from './pg-insert.js';
+import { checkTargets, hotPathTable, keyPaths, notes, relateToReference, table, targetTable, type Row } from './report.js';
 import { drainJobs, GW_OK, INVOICING, labelOf, paymentRequest, runScenario, signedSearch, type Target } from './scenarios.js';
 
 const SECRET_KEY = '5b'.repeat(32);
@@ -74,7 +78,7 @@ interface TargetOutcome {
   errors: string[];
   profiles: string[];
   /** One searchPayment answer of Sunap and one of the reference, as received (results.json → answers). */
-  answers: { searchPayment?: unknown; reference?: unknown };
+  answers: { searchPayment?: unknown; reference?: unknown; requestPayment?: unknown; requestReference?: unknown };
 }
 
 /** The shared state of a run: the ceiling is measured once, with the first target's real searchPayment answer. */
@@ -112,48 +116,99 @@ async function runCeiling(cfg: BenchConfig, body: string, state: RunState, key: 
   return row;
 }
 
+/** The columns two payment rows may differ in when they hold the same payment: its identity and its times. */
+const ROW_IDENTITY = new Set(['id', 'trans_seqno', 'created_at', 'updated_at']);
+
 /**
- * The same-stack reference (bench/reference-server.ts) on the target's database, with the same
- * signed body, connections, warm-up and duration as searchPayment. Its answer must have exactly
- * the keys of Sunap's, and it must refuse a wrong API_SIGN with 3001 (else the row is an error:
- * the two would not be doing the same work).
+ * Whether the payment rows of two TRANS_SEQNOs of the target's store hold the same values in
+ * every other column (PAYMENT_COLUMNS): the reference and the PostgreSQL-alone scenario must
+ * write the row Sunap writes. Null when they do, else what differs.
  */
-async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, sunapAnswer: string, out: TargetOutcome, state: RunState): Promise<Row> {
-  const row: Row = { target: t.engine, key: 'reference', label: labelOf('reference', cfg), status: 'ok' };
+async function rowDifference(t: Target, ours: string, theirs: string): Promise<string | null> {
+  const rows = await t.store.db.selectFrom('payments').selectAll().where('store_code', '=', t.storeCode).where('trans_seqno', 'in', [ours, theirs]).execute();
+  const a = rows.find((r) => r.trans_seqno === ours);
+  const b = rows.find((r) => r.trans_seqno === theirs);
+  if (!a || !b) return `no payment row ${!a ? ours : theirs}`;
+  const differ = PAYMENT_COLUMNS.filter((c) => !ROW_IDENTITY.has(c) && JSON.stringify(a[c]) !== JSON.stringify(b[c]));
+  return differ.length ? `its row differs from Sunap's in ${differ.map((c) => `${c} (${JSON.stringify(a[c])} vs ${JSON.stringify(b[c])})`).join(', ')}` : null;
+}
+
+let referenceSeq = 0;
+/** Sunap's payment page, from its requestPayment answer (the reference's REDIRECT_URL points there too). */
+function pageOf(answer: string): string | undefined {
+  const link = (JSON.parse(answer) as { result_data?: { REDIRECT_URL?: string } }).result_data?.REDIRECT_URL;
+  if (!link) return undefined;
+  const u = new URL(link);
+  return u.origin + u.pathname;
+}
+
+/**
+ * A same-stack reference (bench/reference-server.ts) on the target's database, with the same
+ * signed bodies, connections, warm-up and duration as the Sunap scenario it stands beside:
+ * `reference` for searchPayment, `requestReference` for requestPayment. Before measuring, its
+ * answer must have exactly the keys of Sunap's (a requestPayment's REDIRECT_URL must carry the
+ * payment's own page token, and its row Sunap's values), and it must refuse a wrong API_SIGN with
+ * 3001 (writing nothing), else the row is an error: the two would not be doing the same work.
+ */
+async function runReference(cfg: BenchConfig, t: Target, key: 'reference' | 'requestReference', databaseUrl: string, sunapAnswer: string, out: TargetOutcome, state: RunState, round: number): Promise<Row> {
+  const row: Row = { target: t.engine, key, label: labelOf(key, cfg), status: 'ok', round, loadavg: loadNow() };
+  const search = key === 'reference';
+  const path = search ? '/api/searchPayment' : '/api/requestPayment';
+  const prefix = `B${t.tag}Q`;
+  const confirm = `${t.receiver.base}/callback`;
+  const body = search ? () => signedSearch(t) : () => paymentRequest(t, prefix + (referenceSeq++).toString(36), confirm);
   let child: Child;
   try {
-    const profile = cfg.profileDir ? { dir: join(cfg.profileDir, `${t.engine}-reference`) } : undefined;
+    const profile = cfg.profileDir ? { dir: join(cfg.profileDir, `${t.engine}-${key}-${round}`) } : undefined;
     if (profile) out.profiles.push(profile.dir);
-    child = await startReference({ root: cfg.root, databaseUrl, secretKey: SECRET_KEY, logFile: join(cfg.outDir, `${t.engine}-reference.log`), profile });
+    child = await startReference({ root: cfg.root, databaseUrl, secretKey: SECRET_KEY, logFile: join(cfg.outDir, `${t.engine}-${key}.log`), profile, pageUrl: pageOf(sunapAnswer) });
   } catch (err) {
     return Object.assign(row, { status: 'error' as const, error: `the reference did not start: ${(err as Error).message}` });
   }
   const rss = new RssSampler(child.pid).start();
   try {
-    const first = await call(child.url, 'POST', '/api/searchPayment', signedSearch(t));
-    out.answers.reference = first.body;
+    const firstBody = body();
+    const first = await call(child.url, 'POST', path, JSON.parse(firstBody));
+    out.answers[search ? 'reference' : 'requestReference'] = first.body;
     const ours = keyPaths(JSON.parse(sunapAnswer));
     const theirs = keyPaths(first.body);
-    if (first.status !== 200 || ours.join() !== theirs.join()) {
+    if (first.status !== 200 || ours.join() !== theirs.join() || first.body?.result_data?.RESULT_CODE !== '0000') {
       Object.assign(row, { status: 'error', error: `its answer (${first.status}) differs in keys from Sunap's: Sunap ${ours.filter((k) => !theirs.includes(k)).join(', ') || '–'} / reference ${theirs.filter((k) => !ours.includes(k)).join(', ') || '–'}: ${first.text.slice(0, 300)}` });
       return row;
     }
+    if (!search) {
+      // The page link: Sunap's page, the new payment's id, and the token Sunap's page accepts for it.
+      const link = new URL(first.body.result_data.REDIRECT_URL as string);
+      const theirsLink = new URL(JSON.parse(sunapAnswer).result_data.REDIRECT_URL as string);
+      const tid = link.searchParams.get('tid') ?? '';
+      const problem = link.pathname !== theirsLink.pathname || [...link.searchParams.keys()].join() !== [...theirsLink.searchParams.keys()].join()
+        ? `its REDIRECT_URL ${link} is not shaped as Sunap's ${theirsLink}`
+        : link.searchParams.get('token') !== hmacToken(Buffer.from(SECRET_KEY, 'hex'), 'payment-page', tid) ? 'its REDIRECT_URL does not carry the page token of its payment'
+          : await rowDifference(t, t.requestSeq, (JSON.parse(firstBody) as { TRANS_SEQNO: string }).TRANS_SEQNO);
+      if (problem) return Object.assign(row, { status: 'error' as const, error: problem });
+    }
     // It must really check the signature: one wrong hex digit is refused with 3001, as by Sunap.
-    const forged = JSON.parse(signedSearch(t)) as { API_SIGN: string };
+    const forged = JSON.parse(body()) as { API_SIGN: string; TRANS_SEQNO: string };
     forged.API_SIGN = (forged.API_SIGN[0] === '0' ? '1' : '0') + forged.API_SIGN.slice(1);
-    const refused = await call(child.url, 'POST', '/api/searchPayment', forged);
+    const refused = await call(child.url, 'POST', path, forged);
     if (refused.body?.result_data?.RESULT_CODE !== '3001') {
       return Object.assign(row, { status: 'error' as const, error: `a wrong API_SIGN was not refused with 3001: ${refused.text.slice(0, 300)}` });
     }
+    if (!search && await t.store.db.selectFrom('payments').select('id').where('trans_seqno', '=', forged.TRANS_SEQNO).executeTakeFirst()) {
+      return Object.assign(row, { status: 'error' as const, error: 'a request with a wrong API_SIGN was refused but its payment was written' });
+    }
+    let n = 0;
     const load = await runLoad({
-      url: child.url, method: 'POST', path: '/api/searchPayment', body: signedSearch(t), verify: (b) => b.includes(GW_OK),
+      url: child.url, method: 'POST', path, ...(search ? { body: signedSearch(t) } : { makeBody: () => (n++, body()) }), verify: (b) => b.includes(GW_OK),
       connections: cfg.connections, duration: cfg.duration, warmup: cfg.warmup, serverPid: child.pid,
     });
     const same = first.text === sunapAnswer ? 'byte for byte' : `with the same ${ours.length} keys (${Buffer.byteLength(first.text)} vs ${Buffer.byteLength(sunapAnswer)} bytes)`;
     Object.assign(row, {
       rps: load.rps, p50: load.p50, p99: load.p99, latency: load.percentiles, requests: load.requests, statusCodes: load.statusCodes,
       warmupSeconds: load.warmupSeconds, admitted: load.admitted, cpuUs: load.cpuUsPerRequest,
-      note: `Fastify 5, one prepared ${t.engine === 'sqlite' ? 'better-sqlite3 statement (read-only)' : 'pg query'} joining store, keys and payment, the API_SIGN check; answers as Sunap's searchPayment ${same}`,
+      note: search
+        ? `Fastify 5, one prepared ${t.engine === 'sqlite' ? 'better-sqlite3 statement (read-only)' : 'pg query'} joining store, keys and payment, the API_SIGN check; answers as Sunap's searchPayment ${same}`
+        : `Fastify 5, the same lookup, the API_SIGN check, one prepared INSERT of Sunap's row (${t.engine === 'sqlite' ? 'synchronous=FULL, the inserts of a turn in one BEGIN IMMEDIATE … COMMIT' : 'a pool of 10, each INSERT its own commit'}), the page token; answers as Sunap's requestPayment ${same}; ${n.toLocaleString('en-US')} payments created`,
     });
     if (state.ceilingRps) row.vsCeiling = load.rps / state.ceilingRps;
     const problem = loadProblem(load);
@@ -167,6 +222,48 @@ async function runReference(cfg: BenchConfig, t: Target, databaseUrl: string, su
   }
   return row;
 }
+
+/**
+ * PostgreSQL alone (bench/pg-insert.ts): requestPayment's INSERT of Sunap's row, from a pool of
+ * Sunap's size with as many callers as the bench has connections. One insert is checked against
+ * Sunap's row first.
+ */
+async function runPgAlone(cfg: BenchConfig, t: Target, databaseUrl: string, round: number): Promise<Row> {
+  const row: Row = { target: t.engine, key: 'pgInsert', label: labelOf('pgInsert', cfg), status: 'ok', round, loadavg: loadNow() };
+  const prefix = `B${t.tag}P${round}_`;
+  const confirm = `${t.receiver.base}/callback`;
+  try {
+    const check = `${prefix}check`;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      await client.query(paymentInsertSql('postgres'), paymentValues({
+        platformCode: t.platformCode, storeCode: t.storeCode, transSeqNo: check, amount: 128000, mobileNo: '01012345678',
+        payUserName: '홍길동', requestReason: '11월 수강료', confirmUrl: confirm, tempValue: 'bench',
+      }, Date.now()));
+    } finally {
+      await client.end();
+    }
+    const differs = await rowDifference(t, t.requestSeq, check);
+    if (differs) return Object.assign(row, { status: 'error' as const, error: differs });
+    const r = await runPgInsert({
+      url: databaseUrl, poolSize: PG_POOL_SIZE, concurrency: cfg.connections, duration: cfg.duration, warmup: cfg.warmup,
+      platformCode: t.platformCode, storeCode: t.storeCode, prefix, confirmUrl: confirm,
+    });
+    Object.assign(row, {
+      rps: r.rps, p50: r.p50, p99: r.p99, requests: r.requests,
+      note: `the same INSERT of Sunap's row, a pg pool of ${PG_POOL_SIZE} (named prepared statement), ${cfg.connections} concurrent callers, no HTTP; the client process used ${Math.round(r.clientCpuUs)} µs of CPU per insert`,
+    });
+    if (r.errors || !r.requests) Object.assign(row, { status: 'error', error: `${r.errors} inserts failed${r.firstError ? `: ${r.firstError}` : ''}${r.requests ? '' : '; none completed in the window'}` });
+  } catch (err) {
+    Object.assign(row, { status: 'error', error: (err as Error).message });
+  }
+  return row;
+}
+
+/** Sunap's pool size on PostgreSQL (SUNAP_PG_POOL_SIZE's default; the bench does not pass the variable on). */
+const PG_POOL_SIZE = 10;
+const loadNow = () => os.loadavg().map((x) => +x.toFixed(2));
 
 async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiver, caFile: string, state: RunState): Promise<TargetOutcome> {
   const out: TargetOutcome = { rows: [], durability: {}, errors: [], profiles: [], answers: {} };
@@ -247,7 +344,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     await startServer('setup');
     const t: Target = {
       cfg, engine, url: () => server!.url, pid: () => server!.pid, store, receiver, platformCode: platform.platformCode!, apiKey: platform.apiKey!,
-      storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, hooks, console: { small: '', large: '' },
+      storeCode: shop.storeCode!, tag, invoicing: false, accounts, searchSeq: `B${tag}SEARCH`, requestSeq: `B${tag}REQUEST`, hooks, console: { small: '', large: '' },
     };
 
     // Is the invoicing API there? (It was being finished while this harness was written.)
@@ -273,6 +370,10 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     const search = await call(t.url(), 'POST', '/api/searchPayment', signedSearch(t));
     if (search.body?.result_data?.RESULT_CODE !== '0000') throw new Error(`searchPayment fixture: ${search.text.slice(0, 300)}`);
     out.answers.searchPayment = search.body;
+    // The requestPayment fixture the reference and PostgreSQL alone are compared with: its answer and its row.
+    const requested = await call(t.url(), 'POST', '/api/requestPayment', paymentRequest(t, t.requestSeq, `${receiver.base}/callback`));
+    if (requested.body?.result_data?.RESULT_CODE !== '0000') throw new Error(`requestPayment fixture: ${requested.text.slice(0, 300)}`);
+    out.answers.requestPayment = requested.body;
     await drainJobs(t, 60);
 
     if (cfg.scenarios.has('ceiling') && !state.ceilingDone) {
@@ -286,29 +387,41 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
     }
     if (cfg.profileDir) await stopServer();
 
-    for (const key of SCENARIOS) {
+    // The hot path's pairs BENCH_ROUNDS times (each reference right before its Sunap scenario), then the rest once.
+    const plan: { key: ScenarioKey; round: number }[] = [];
+    for (let round = 1; round <= cfg.rounds; round++) for (const key of HOT_PATH) plan.push({ key, round });
+    for (const key of SCENARIOS) if (!HOT_PATH.includes(key)) plan.push({ key, round: 1 });
+    for (const { key, round } of plan) {
       if (key === 'ceiling' || key === 'floor' || !cfg.scenarios.has(key)) continue;
-      if (key === 'reference') {
-        // Right before searchPayment, on the same database and with the same body.
-        log(`${engine}: ${labelOf(key, cfg)}`);
-        const r = await runReference(cfg, t, database.url, search.text, out, state);
+      if (key === 'reference' || key === 'requestReference') {
+        // Right before its Sunap scenario, on the same database and with the same bodies.
+        log(`${engine}: ${labelOf(key, cfg)}${cfg.rounds > 1 ? `, round ${round}` : ''}`);
+        const r = await runReference(cfg, t, key, database.url, key === 'reference' ? search.text : requested.text, out, state, round);
         out.rows.push(r);
-        log(`${engine}: reference: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''}${r.error ? ` — ${r.error}` : ''}`);
+        log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''} load ${r.loadavg?.join(' ')}${r.error ? ` — ${r.error}` : ''}`);
         continue;
       }
-      const row: Row = { target: engine, key, label: labelOf(key, cfg), status: 'ok' };
+      if (key === 'pgInsert') {
+        if (engine !== 'postgres') continue;
+        log(`${engine}: ${labelOf(key, cfg)}${cfg.rounds > 1 ? `, round ${round}` : ''}`);
+        const r = await runPgAlone(cfg, t, database.url, round);
+        out.rows.push(r);
+        log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)}/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''} load ${r.loadavg?.join(' ')}${r.error ? ` — ${r.error}` : ''}`);
+        continue;
+      }
+      const row: Row = { target: engine, key, label: labelOf(key, cfg), status: 'ok', round, loadavg: loadNow() };
       out.rows.push(row);
       if (INVOICING.has(key) && !t.invoicing) {
         Object.assign(row, { status: 'skipped', note: 'invoicing API not available' });
         log(`${engine}: ${row.label}: skipped: invoicing API not available`);
         continue;
       }
-      log(`${engine}: ${row.label}`);
+      log(`${engine}: ${row.label}${cfg.rounds > 1 && HOT_PATH.includes(key) ? `, round ${round}` : ''}`);
       let rss: RssSampler | null = null;
       try {
-        const s = await startServer(key);
+        const s = await startServer(cfg.rounds > 1 && HOT_PATH.includes(key) ? `${key}-${round}` : key);
         rss = new RssSampler(s.pid).start();
-        const m = await runScenario(key, t);
+        const m = await runScenario(key as Parameters<typeof runScenario>[0], t);
         Object.assign(row, {
           rps: m.load?.rps, p50: m.load?.p50, p99: m.load?.p99, latency: m.load?.percentiles, requests: m.load?.requests,
           statusCodes: m.load?.statusCodes, warmupSeconds: m.load?.warmupSeconds, admitted: m.load?.admitted, completion: m.completion, throughput: m.throughput,
@@ -332,7 +445,7 @@ async function runTarget(cfg: BenchConfig, engine: Engine, receiver: BenchReceiv
         if (Object.keys(d.left).length) Object.assign(row, { status: 'error', error: `jobs left pending: ${JSON.stringify(d.left)}` });
       }
       const r = row;
-      log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.completion ? ` ${r.completion.toFixed(2)} s` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''} peak RSS ${Math.round(r.peakRssMB ?? 0)} MB${r.error ? ` — ${r.error}` : ''}`);
+      log(`${engine}: ${r.label}: ${r.status}${r.rps ? ` ${Math.round(r.rps)} req/s p50 ${r.p50?.toFixed(2)} ms p99 ${r.p99?.toFixed(2)} ms` : ''}${r.completion ? ` ${r.completion.toFixed(2)} s` : ''}${r.cpuUs ? ` CPU ${Math.round(r.cpuUs)} µs/req` : ''} load ${r.loadavg?.join(' ')} peak RSS ${Math.round(r.peakRssMB ?? 0)} MB${r.error ? ` — ${r.error}` : ''}`);
       if (cfg.profileDir) await stopServer();
     }
   } catch (err) {
@@ -401,7 +514,7 @@ async function main(): Promise<number> {
   relateToReference(rows);
   const checks = checkTargets(rows, cfg);
   const md = [
-    table(rows), '', notes(rows), '', targetTable(checks), '',
+    hotPathTable(rows, cfg), '', table(rows), '', notes(rows), '', targetTable(checks), '',
     ...Object.entries(durabilityOf).map(([e, d]) => `- ${e} durability: ${Object.entries(d).map(([k, v]) => `${k}=${v}`).join(', ')}`),
   ].join('\n');
   writeFileSync(join(cfg.outDir, 'results.md'), md + '\n');

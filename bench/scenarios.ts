@@ -28,6 +28,8 @@ export interface Target {
   accounts: Record<'create' | 'batchWarm' | 'batch' | 'listSmall' | 'listLarge' | 'webhooks', BenchAccount & { token: string }>;
   /** A paid payment for searchPayment. */
   searchSeq: string;
+  /** An unpaid payment made by requestPayment, whose row and answer the references are compared with. */
+  requestSeq: string;
   /** Invoice id ranges (paid, with a webhook URL) for the warm-up and the measured webhook run. */
   hooks: { warm: [number, number]; main: [number, number] };
   /** Signed-in console owners (their Cookie headers) of the small and the large store. */
@@ -158,7 +160,9 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
     case 'floor': return 'floor (Fastify + security headers, no work)';
     case 'reference': return 'same-stack reference (searchPayment)';
     case 'searchPayment': return 'searchPayment';
+    case 'requestReference': return 'same-stack reference (requestPayment)';
     case 'requestPayment': return 'requestPayment';
+    case 'pgInsert': return 'PostgreSQL alone: the payment INSERT';
     case 'createInvoice': return 'invoice create, 1 recipient';
     case 'batch': return `batch of ${n(cfg.batch)} until all SENT`;
     case 'listSmall': return `list p1/100 at ${n(cfg.listSmall)} invoices`;
@@ -185,7 +189,9 @@ async function consoleList(key: ConsoleListKey, t: Target): Promise<Measured> {
 }
 
 /** Runs one Sunap scenario against the target's current server. */
-export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'floor' | 'reference'>, t: Target): Promise<Measured> {
+let requestSeq = 0;
+
+export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'floor' | 'reference' | 'requestReference' | 'pgInsert'>, t: Target): Promise<Measured> {
   if (isConsoleList(key)) return consoleList(key, t);
   const label = labelOf(key, t.cfg);
   const cfg = t.cfg;
@@ -195,11 +201,12 @@ export async function runScenario(key: Exclude<ScenarioKey, 'ceiling' | 'floor' 
       return fromLoad(label, load, undefined, cfg.connections);
     }
     case 'requestPayment': {
+      // One sequence over every round of the run: a TRANS_SEQNO is never sent twice.
       let n = 0;
       const prefix = `B${t.tag}R`;
       const confirm = `${t.receiver.base}/callback`;
       const load = await runLoad({
-        url: t.url(), method: 'POST', path: '/api/requestPayment', makeBody: () => paymentRequest(t, prefix + (n++).toString(36), confirm),
+        url: t.url(), method: 'POST', path: '/api/requestPayment', makeBody: () => (n++, paymentRequest(t, prefix + (requestSeq++).toString(36), confirm)),
         verify: (b) => b.includes(GW_OK), ...loadOf(t, key),
       });
       return fromLoad(label, load, `${n.toLocaleString('en-US')} payments created (warm-up included)`, cfg.connections);

@@ -43,7 +43,7 @@ test('bench smoke: every scenario runs without errors', { timeout: 900_000 }, as
     let results: {
       rows: { target: string; key: string; label: string; status: string; error?: string; requests?: number; statusCodes?: Record<string, number>; vsReference?: number }[];
       errors: string[];
-      answers: Record<string, { searchPayment?: unknown; reference?: unknown }>;
+      answers: Record<string, { searchPayment?: unknown; reference?: unknown; requestPayment?: unknown; requestReference?: unknown }>;
     };
     try {
       results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
@@ -73,7 +73,23 @@ test('bench smoke: every scenario runs without errors', { timeout: 900_000 }, as
       assert.ok(sunapKeys.includes('result_data.TRANS_SEQNO') && sunapKeys.includes('result_data.PAY_PATH'), `${engine}: Sunap's searchPayment answer was kept: ${JSON.stringify(sunap)}`);
       assert.deepEqual(keyPaths(reference), sunapKeys, `${engine}: the reference answers with the keys of Sunap's searchPayment`);
       assert.deepEqual(reference, sunap, `${engine}: and with the same values, for the same payment`);
+
+      // The requestPayment reference: it ran (its row, its keys and its page token were checked
+      // before measuring), answered only 200s, and Sunap's requestPayment has a ratio to it.
+      const reqRef = results.rows.find((r) => r.target === engine && r.key === 'requestReference');
+      assert.ok(reqRef, `a requestPayment reference row for ${engine}`);
+      assert.equal(reqRef.status, 'ok', `${engine} requestPayment reference: ${reqRef.error}`);
+      assert.deepEqual(Object.keys(reqRef.statusCodes ?? {}), ['200'], `${engine} requestPayment reference: status codes ${JSON.stringify(reqRef.statusCodes)}`);
+      const request = results.rows.find((r) => r.target === engine && r.key === 'requestPayment');
+      assert.ok(request?.vsReference !== undefined && request.vsReference > 0, `${engine} requestPayment has a ratio to its reference`);
+      const answers = results.answers[engine]!;
+      assert.ok(keyPaths(answers.requestPayment).includes('result_data.REDIRECT_URL'), `${engine}: Sunap's requestPayment answer was kept`);
+      assert.deepEqual(keyPaths(answers.requestReference), keyPaths(answers.requestPayment), `${engine}: the requestPayment reference answers with Sunap's keys`);
     }
+    // PostgreSQL alone: the same INSERT straight against PostgreSQL, only on PostgreSQL.
+    const alone = results.rows.filter((r) => r.key === 'pgInsert');
+    assert.deepEqual(alone.map((r) => r.target), process.env.SUNAP_TEST_SKIP_POSTGRES ? [] : ['postgres'], 'one PostgreSQL-alone row, on PostgreSQL');
+    for (const r of alone) assert.ok(r.status === 'ok' && (r.requests ?? 0) > 0, `PostgreSQL alone: ${r.error}`);
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

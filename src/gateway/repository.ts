@@ -21,7 +21,7 @@ export type Attempt = Selectable<PaymentAttemptTable>;
 export type PaymentChanges = Omit<Updateable<PaymentTable>, 'state' | 'id' | 'platform_code' | 'store_code' | 'trans_seqno'>;
 
 /** Every column of a payment, in one fixed order: the insert and the lookups name them all (src/db/compiled.ts). */
-const PAYMENT_COLUMNS = ['id', 'platform_code', 'store_code', 'trans_seqno', 'state', 'amount', 'supply_amount', 'tax_charge', 'tax_free_amount',
+export const PAYMENT_COLUMNS = ['id', 'platform_code', 'store_code', 'trans_seqno', 'state', 'amount', 'supply_amount', 'tax_charge', 'tax_free_amount',
   'mobile_no', 'pay_user_name', 'request_reason', 'info_message', 'confirm_url', 'return_display_yn', 'return_url', 'temp_value', 'user_id',
   'order_type', 'items_json', 'pay_path', 'approval_number', 'approval_at', 'installment_month', 'issuer_name', 'accepter_name', 'method_name',
   'card_bin', 'card_last4', 'processor_ref', 'cancel_at', 'cancel_reason', 'cancel_amount', 'created_at', 'updated_at',
