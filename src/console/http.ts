@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayService, PaymentsConsole, SettingsContext, StoreKey } from '../gateway/index.js';
-import type { AccountRole, Costs, Invoicing } from '../invoicing/index.js';
+import type { Costs, Invoicing } from '../invoicing/index.js';
 import { pageHeaders } from '../pages/html.js';
 import { renderErrorPage } from '../pages/error-page.js';
 import type { Clock } from '../platform/clock.js';
@@ -18,12 +18,6 @@ declare module 'fastify' {
     consoleUser?: ConsoleUser;
     /** True while the body is being read (content-type parsers, the multipart hook): what fails there is the client's body. */
     consoleReadingBody?: boolean;
-  }
-  interface FastifyContextConfig {
-    /** A console page anyone may open (sign-in, invite). */
-    consolePublic?: boolean;
-    /** The least role a console route needs (default viewer: any member). */
-    consoleRole?: AccountRole;
   }
 }
 

@@ -8,11 +8,10 @@ import csrf from '@fastify/csrf-protection';
 import multipart from '@fastify/multipart';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import { hasRole } from '../invoicing/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hmacToken } from '../platform/crypto.js';
-import { AppError } from '../platform/errors.js';
 import type { App } from '../platform/http.js';
+import { checkAccess, requireEntries } from './access.js';
 import { AuditLog } from './audit.js';
 import { CSV_LIMITS } from './csv-upload.js';
 import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
@@ -40,6 +39,7 @@ export { AUDIT_ACTIONS } from './audit.js';
 export { SESSION } from './sessions.js';
 export { OPERATOR, PasswordResets, RESET_TTL_MS } from './password-resets.js';
 export { AuditLog } from './audit.js';
+export { CONSOLE_ROUTES, routeKey } from './access.js';
 
 /** The console's own services, built on the domains' public surfaces. */
 export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
@@ -53,11 +53,15 @@ export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps,
 
 /**
  * Registers the console, encapsulated: its cookies, CSRF tokens, uploads and HTML error
- * handler apply to /console only. Every request first resolves its session; pages other than
- * sign-in and invites redirect there without one; every POST carries a CSRF token bound to the
- * session; a route's `consoleRole` is checked after that.
+ * handler apply to /console only. Every route is an action of CONSOLE_ROUTES (access.ts), or the
+ * app does not start. Every request first resolves its session; pages other than the public ones
+ * (sign-in, invites, reset) redirect there without one; then the member's role must reach the
+ * action's (refused by default, before the body is read); every POST carries a CSRF token bound
+ * to the session.
  */
 export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: Buffer }): Promise<void> {
+  // First, before any route: every route registered below must have its entry.
+  requireEntries(app);
   const cookieOpts = { path: '/console', httpOnly: true, sameSite: 'lax' as const, secure: deps.secureCookies };
   await app.register(cookie);
   await app.register(csrf, {
@@ -82,7 +86,9 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
 
   app.addHook('onRequest', async (req, reply) => {
     req.consoleUser = (await deps.sessions.resolve(req.cookies[SESSION_COOKIE])) ?? undefined;
-    if (req.consoleUser || req.routeOptions.config.consolePublic) return;
+    if (req.routeOptions.config.access?.role === 'public') return;
+    // Signed in: the role check (an unknown address goes on to the 404 page).
+    if (req.consoleUser) return req.is404 ? undefined : checkAccess(req);
     // Signed out (never signed in, or the session was revoked or expired): to the sign-in page.
     if (req.cookies[SESSION_COOKIE]) reply.clearCookie(SESSION_COOKIE, { path: '/console' });
     const next = req.method === 'GET' && req.url.startsWith('/console') ? `?next=${encodeURIComponent(req.url)}` : '';
@@ -91,12 +97,6 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   app.addHook('preHandler', (req, reply, done) => {
     if (req.method !== 'POST') return done();
     app.csrfProtection(req, reply, done);
-  });
-  app.addHook('preHandler', async (req) => {
-    const role = req.routeOptions.config.consoleRole;
-    if (role && req.consoleUser && !hasRole(req.consoleUser.member, role)) {
-      throw new AppError('FORBIDDEN', `role: this needs the ${role} role`);
-    }
   });
 
   const cookies = { session: SESSION_COOKIE, options: cookieOpts };

@@ -23,7 +23,6 @@ export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings)
   const limit = deps.loginRateLimit > 0 ? { rateLimit: { max: deps.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: rateLimitError } } : {};
 
   app.get('/login', {
-    config: { consolePublic: true },
     schema: { hide: true, querystring: Type.Object({ next: Str(500), notice: Str(20) }) },
   }, async (req, reply) => {
     if (req.consoleUser) return seeOther(reply, safeNext(req.query.next));
@@ -32,7 +31,6 @@ export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings)
 
   // Sign-in is limited per address and per email in the database (AuthService.checkPassword).
   app.post('/login', {
-    config: { consolePublic: true },
     schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), password: Str(200), next: Str(500) }) },
   }, async (req, reply) => {
     const { email = '', password = '' } = req.body;
@@ -59,7 +57,7 @@ export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings)
   });
 
   const InviteParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
-  app.get('/invite/:token', { config: { consolePublic: true }, schema: { hide: true, params: InviteParams } }, async (req, reply) => {
+  app.get('/invite/:token', { schema: { hide: true, params: InviteParams } }, async (req, reply) => {
     const inv = await deps.invites.usable(req.params.token);
     if (!inv) throw new AppError('NOT_FOUND', 'invite: unknown, used, revoked or expired');
     const tenant = await deps.invoicing.team.account(inv.tenant_id);
@@ -68,7 +66,7 @@ export function authRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings)
   });
 
   app.post('/invite/:token', {
-    config: { consolePublic: true, ...limit },
+    config: { ...limit },
     schema: { hide: true, params: InviteParams, body: Type.Object({ ...Csrf, password: Str(200) }) },
   }, async (req, reply) => {
     const inv = await deps.invites.usable(req.params.token);

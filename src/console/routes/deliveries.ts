@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINT_EVENTS, type EndpointEvent } from '../../gateway/index.js';
-import { hasRole } from '../../invoicing/index.js';
+import { can } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
@@ -9,7 +9,6 @@ import { Csrf, Str } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
 import { deliveriesBody, deliveryBody, endpointsBody } from '../views/deliveries.js';
 
-const manager = { consoleRole: 'manager' as const };
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const LIST_SIZE = 100;
 const NOTICES: Record<string, string> = {
@@ -27,7 +26,7 @@ const NOTICES: Record<string, string> = {
 export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
   const log = deps.invoicing.deliveries;
   const endpoints = deps.invoicing.endpoints;
-  const canWrite = (req: FastifyRequest) => hasRole(userOf(req).member, 'manager');
+  const canWrite = (req: FastifyRequest) => can(userOf(req).member, 'delivery.redeliver');
 
   const showList = async (req: FastifyRequest, reply: FastifyReply, q: { status?: string; kind?: string; notice?: string }, error?: string, httpStatus = 200) => {
     const user = userOf(req);
@@ -50,7 +49,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
 
   app.get('/deliveries', { schema: { hide: true, querystring: Type.Object({ status: Str(20), kind: Str(20), notice: Str(30) }) } }, async (req, reply) => showList(req, reply, req.query));
 
-  app.post('/deliveries/recover', { config: manager, schema: { hide: true, body: Type.Object({ ...Csrf, since: Str(40) }) } }, async (req, reply) => {
+  app.post('/deliveries/recover', { schema: { hide: true, body: Type.Object({ ...Csrf, since: Str(40) }) } }, async (req, reply) => {
     const user = userOf(req);
     try {
       const r = await log.recover(user.store.code, req.body.since ?? '');
@@ -66,7 +65,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     showEndpoints(req, reply, { notice: NOTICES[req.query.notice ?? ''] }));
 
   app.post('/deliveries/endpoints', {
-    config: manager, schema: { hide: true, body: Type.Object({ ...Csrf, url: Str(500), events: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10 })])) }) },
+    schema: { hide: true, body: Type.Object({ ...Csrf, url: Str(500), events: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10 })])) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const url = (req.body.url ?? '').trim();
@@ -83,7 +82,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     }
   });
 
-  app.post('/deliveries/endpoints/:id/rotate', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/deliveries/endpoints/:id/rotate', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const ep = await endpoints.rotate(user.store.code, req.params.id);
     await deps.audit.record(user, req.ip, 'endpoint.rotate', ep.id);
@@ -91,7 +90,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
   });
 
   for (const [action, enabled] of [['enable', true], ['disable', false]] as const) {
-    app.post(`/deliveries/endpoints/:id/${action}`, { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    app.post(`/deliveries/endpoints/:id/${action}`, { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
       const user = userOf(req);
       await endpoints.update(user.store.code, req.params.id, { enabled });
       await deps.audit.record(user, req.ip, enabled ? 'endpoint.enable' : 'endpoint.disable', req.params.id);
@@ -99,7 +98,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     });
   }
 
-  app.post('/deliveries/endpoints/:id/test', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/deliveries/endpoints/:id/test', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const { deliveryId } = await endpoints.sendTest(user.store.code, req.params.id);
     await deps.audit.record(user, req.ip, 'endpoint.test', req.params.id);
@@ -113,7 +112,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: '전송 기록', active: 'deliveries', body: deliveryBody({ d, canWrite: canWrite(req), csrf: await csrfToken(req, reply) }), notice: NOTICES[req.query.notice ?? ''] });
   });
 
-  app.post('/deliveries/:id/redeliver', { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/deliveries/:id/redeliver', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     if (!/^dlv_[0-9a-f]{32}$/.test(req.params.id)) throw new AppError('NOT_FOUND', 'delivery: not found');
     const d = await log.redeliver(user.store.code, req.params.id);

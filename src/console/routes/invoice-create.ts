@@ -76,7 +76,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: '청구서 보내기', active: 'invoices', body }, status);
   };
 
-  app.get('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, querystring: Type.Object({ template: Str(64) }) } }, async (req, reply) =>
+  app.get('/invoices/new', { schema: { hide: true, querystring: Type.Object({ template: Str(64) }) } }, async (req, reply) =>
     single(req, reply, { requestId: `console-${randomToken(12)}`, template: req.query.template }));
 
   // Generous limits: a value longer than its field allows comes back beside the field in Korean, never as a bare error page.
@@ -84,7 +84,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
     ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000), items: Str(20_000), reason: Str(10_000), description: Str(10_000),
     sendChannel: Str(100), template: Str(200), requestId: Str(200), webhookUrl: Str(10_000), dueDate: Str(100),
   });
-  app.post('/invoices/new', { config: { consoleRole: 'manager' }, schema: { hide: true, body: SingleBody } }, async (req, reply) => {
+  app.post('/invoices/new', { schema: { hide: true, body: SingleBody } }, async (req, reply) => {
     const user = userOf(req);
     const b = req.body;
     const values: SingleValues = { ...b, requestId: b.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(b.requestId) ? b.requestId : `console-${randomToken(12)}` };
@@ -124,7 +124,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: 'CSV로 보내기', active: 'invoices', body }, status);
   };
 
-  app.get('/invoices/bulk', { config: { consoleRole: 'manager' }, schema: { hide: true } }, async (req, reply) => bulkPage(req, reply, {}));
+  app.get('/invoices/bulk', { schema: { hide: true } }, async (req, reply) => bulkPage(req, reply, {}));
 
   /** The creation request a send of these rows makes (the preview checks exactly this). */
   const sendBody = (values: CommonValues, rows: RecipientRow[], tpl: TemplateView | undefined) => {
@@ -198,14 +198,14 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   // Multipart (a file) or urlencoded (pasted text). The multipart limits (src/console/index.ts)
   // stop a file at CSV_LIMITS.bytes while it streams in; decoding and parsing go a slice per turn.
-  app.post('/invoices/bulk/preview', { config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024, schema: { hide: true } }, async (req, reply) => {
+  app.post('/invoices/bulk/preview', { bodyLimit: 4 * 1024 * 1024, schema: { hide: true } }, async (req, reply) => {
     const bytes = fileBytes(req.body, 'file');
     const p = await preview(req, reply, valuesOf(req.body), bytes && bytes.length > 0 ? { bytes, text: '' } : { text: field(req.body, 'csv') ?? '' });
     return 'done' in p ? p.done : p.show();
   });
 
   app.post('/invoices/bulk', {
-    config: { consoleRole: 'manager' }, bodyLimit: 4 * 1024 * 1024,
+    bodyLimit: 4 * 1024 * 1024,
     schema: { hide: true, body: Type.Object({ ...Csrf, csv: Str(3_000_000), reason: Str(10_000), description: Str(10_000), sendChannel: Str(100), template: Str(200), webhookUrl: Str(10_000), dueDate: Str(100) }) },
   }, async (req, reply) => {
     const user = userOf(req);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { hasRole, INVOICE_SEND_STATUSES, maskPhone, INVOICE_STATUSES, type InvoiceFilter, type InvoiceListRow } from '../../invoicing/index.js';
+import { can, INVOICE_SEND_STATUSES, maskPhone, INVOICE_STATUSES, type InvoiceFilter, type InvoiceListRow } from '../../invoicing/index.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import type { App } from '../../platform/http.js';
 import { kstDate, kstIso, kstMonthRange } from '../../platform/kst.js';
@@ -69,7 +69,7 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const cursor = c && /^\d+$/.test(c.id) ? { at: c.at, id: Number(c.id) } : undefined;
     const page = await inv.console.search(user.tenant.id, invoiceFilter(query, deps.clock.nowMs()), cursor, PAGE_SIZE);
     const body = invoiceList({
-      query, rows: page.rows, today: kstDate(deps.clock.nowMs()), canCreate: hasRole(user.member, 'manager'),
+      query, rows: page.rows, today: kstDate(deps.clock.nowMs()), canCreate: can(user.member, 'invoice.send'),
       nextHref: page.next ? `/console/invoices${queryString(query, { after: cursorParam(page.next) })}` : null,
       firstHref: cursor ? `/console/invoices${queryString(query)}` : null, exportHref: `/console/invoices.csv${queryString(query)}`,
     });
@@ -83,7 +83,7 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const name = `sunap-invoices-${kstIso(deps.clock.nowMs()).slice(0, 10)}.csv`;
     // A viewer reads the list but takes no customer's phone number away: masked in its export.
     const masked = (v: string | null) => (v ? maskPhone(v) : '');
-    const columns = hasRole(user.member, 'manager') ? INVOICE_COLUMNS : INVOICE_COLUMNS.map((c) => (
+    const columns = can(user.member, 'invoices.export.phones') ? INVOICE_COLUMNS : INVOICE_COLUMNS.map((c) => (
       c.header === '전화번호' ? { ...c, value: (r: InvoiceListRow) => masked(r.receiver_phone) }
         : c.header === '보호자 전화번호' ? { ...c, value: (r: InvoiceListRow) => masked(r.guardian_phone) } : c));
     return streamCsv(reply, name, columns, inv.console.all(user.tenant.id, invoiceFilter(query, deps.clock.nowMs())), (err) => req.log.error({ err: err.message }, 'invoice export failed'));
@@ -97,13 +97,13 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
     const deliveries = await inv.console.deliveries(user.tenant.id, d.bill.uniqueId);
     const payment = await deps.payments.payment(storeKey(user), d.bill.transSeqNo);
     const body = invoiceDetail({
-      d, deliveries, canAct: hasRole(user.member, 'manager'), csrf: await csrfToken(req, reply),
+      d, deliveries, canAct: can(user.member, 'invoice.resend'), csrf: await csrfToken(req, reply),
       paymentHref: payment ? `/console/payments/${encodeURIComponent(d.bill.transSeqNo)}` : null, publicHref: `${deps.publicPayPageUrl}/${encodeURIComponent(d.bill.transSeqNo)}`,
     });
     return renderPage(req, reply, { title: `청구서 ${d.bill.receiver.name}`, active: 'invoices', body, notice: NOTICES[req.query.notice ?? ''] });
   });
 
-  app.post('/invoices/:id/resend', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/invoices/:id/resend', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const d = await detail(user.tenant.id, req.params.id);
     const [r] = await inv.invoices.resend(user.tenant, [d.bill.uniqueId]);
@@ -112,12 +112,12 @@ export function invoiceRoutes(app: App, deps: ConsoleDeps): void {
   });
 
   for (const action of ['cancel', 'delete'] as const) {
-    app.get(`/invoices/:id/${action}`, { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams } }, async (req, reply) => {
+    app.get(`/invoices/:id/${action}`, { schema: { hide: true, params: IdParams } }, async (req, reply) => {
       const user = userOf(req);
       const d = await detail(user.tenant.id, req.params.id);
       return renderPage(req, reply, { title: action === 'cancel' ? '청구 취소' : '청구서 삭제', active: 'invoices', body: invoiceConfirm({ d, action, csrf: await csrfToken(req, reply) }) });
     });
-    app.post(`/invoices/:id/${action}`, { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    app.post(`/invoices/:id/${action}`, { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
       const user = userOf(req);
       const d = await detail(user.tenant.id, req.params.id);
       // A cancel's audit row commits with the refund, written only by the request that refunded.

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { maskedCard, ORDER_TYPES, PAY_PATHS, PAYMENT_STATES, type PaymentFilter, type PaymentListRow } from '../../gateway/index.js';
-import { hasRole, maskPhone } from '../../invoicing/index.js';
+import { can, maskPhone } from '../../invoicing/index.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
 import { AppError, GatewayCodes, GatewayError } from '../../platform/errors.js';
 import { BANKS } from '../../ports/banks.js';
@@ -83,7 +83,7 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     await deps.audit.record(user, req.ip, 'payment.export', null, queryString(query));
     const name = `sunap-payments-${kstIso(deps.clock.nowMs()).slice(0, 10)}.csv`;
     // A viewer reads the list but takes no customer's phone number away: masked in its export.
-    const columns = hasRole(user.member, 'manager') ? PAYMENT_COLUMNS
+    const columns = can(user.member, 'payments.export.phones') ? PAYMENT_COLUMNS
       : PAYMENT_COLUMNS.map((c) => (c.header === '전화번호' ? { ...c, value: (p: PaymentListRow) => (p.mobile_no ? maskPhone(p.mobile_no) : '') } : c));
     return streamCsv(reply, name, columns, deps.payments.all(storeKey(user), paymentFilter(query)), (err) => req.log.error({ err: err.message }, 'payment export failed'));
   });
@@ -93,7 +93,7 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     const t = await deps.payments.timeline(storeKey(user), req.params.seq);
     const inv = await deps.invoicing.console.invoiceOfPayment(user.tenant.id, t.payment.id, user.store.code);
     const body = paymentDetail({
-      ...t, canAct: hasRole(user.member, 'manager'), csrf: await csrfToken(req, reply), invoiceHref: inv && inv !== 'OTHER' ? `/console/invoices/${inv}` : null,
+      ...t, canAct: can(user.member, 'payment.cancel'), csrf: await csrfToken(req, reply), invoiceHref: inv && inv !== 'OTHER' ? `/console/invoices/${inv}` : null,
     });
     return renderPage(req, reply, { title: `결제 ${t.payment.trans_seqno}`, active: 'payments', body, notice: NOTICES[req.query.notice ?? ''] });
   });
@@ -105,13 +105,12 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     return { user, p };
   };
 
-  app.get('/payments/:seq/cancel', { config: { consoleRole: 'manager' }, schema: { hide: true, params: SeqParams } }, async (req, reply) => {
+  app.get('/payments/:seq/cancel', { schema: { hide: true, params: SeqParams } }, async (req, reply) => {
     const { p } = await found(req);
     return renderPage(req, reply, { title: '결제 취소', active: 'payments', body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), banks: [...BANKS] }) });
   });
 
   app.post('/payments/:seq/cancel', {
-    config: { consoleRole: 'manager' },
     schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf, reason: Str(100), confirm: Str(10), refundBank: Str(10), refundAccount: Str(30), refundHolder: Str(50) }) },
   }, async (req, reply) => {
     const { user, p } = await found(req);
@@ -144,12 +143,12 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
     return seeOther(reply, `/console/payments/${encodeURIComponent(p.trans_seqno)}?notice=canceled`);
   });
 
-  app.get('/payments/:seq/delete', { config: { consoleRole: 'manager' }, schema: { hide: true, params: SeqParams } }, async (req, reply) => {
+  app.get('/payments/:seq/delete', { schema: { hide: true, params: SeqParams } }, async (req, reply) => {
     const { p } = await found(req);
     return renderPage(req, reply, { title: '결제 요청 삭제', active: 'payments', body: deleteConfirm({ payment: p, csrf: await csrfToken(req, reply) }) });
   });
 
-  app.post('/payments/:seq/delete', { config: { consoleRole: 'manager' }, schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/payments/:seq/delete', { schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const { user, p } = await found(req);
     const inv = await deps.invoicing.console.invoiceOfPayment(user.tenant.id, p.id, user.store.code);
     // An invoice's payment goes with its invoice (the invoice is hidden too); others as the API's DELETE.

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hasRole, RECHARGE_LIMITS } from '../../invoicing/index.js';
+import { can, RECHARGE_LIMITS } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { Csrf, Str, wholeNumber } from '../forms.js';
@@ -20,7 +20,7 @@ export function pointsRoutes(app: App, deps: ConsoleDeps): void {
     const body = pointsBody({
       balance: await inv.invoices.balance(user.tenant.id), costs: deps.costs, lines: page.lines, recharges: await inv.recharges.recent(user.tenant.id),
       nextHref: page.next ? `/console/points?before=${page.next}` : null, firstHref: before ? '/console/points' : null,
-      mode: inv.recharges.mode(), canRecharge: hasRole(user.member, 'manager'), csrf: await csrfToken(req, reply), limits: RECHARGE_LIMITS, error,
+      mode: inv.recharges.mode(), canRecharge: can(user.member, 'points.recharge'), csrf: await csrfToken(req, reply), limits: RECHARGE_LIMITS, error,
     });
     return renderPage(req, reply, { title: '포인트', active: 'points', body, notice }, status);
   };
@@ -37,7 +37,7 @@ export function pointsRoutes(app: App, deps: ConsoleDeps): void {
     return show(req, reply, { before: req.query.before, notice });
   });
 
-  app.post('/points/recharge', { config: { consoleRole: 'manager' }, schema: { hide: true, body: Type.Object({ ...Csrf, points: Str(20) }) } }, async (req, reply) => {
+  app.post('/points/recharge', { schema: { hide: true, body: Type.Object({ ...Csrf, points: Str(20) }) } }, async (req, reply) => {
     const user = userOf(req);
     const points = wholeNumber(req.body.points);
     if (points === undefined) return show(req, reply, {}, '충전할 포인트를 숫자로 적어 주세요.', 400);

@@ -7,7 +7,6 @@ import { Csrf, Str } from '../forms.js';
 import { seeOther, userOf, type ConsoleDeps } from '../http.js';
 import type { ProcessorValues } from '../views/processor-settings.js';
 
-const owner = { consoleRole: 'owner' as const };
 
 /** Korean words for each field's problem (the service names them in English). */
 export const FIELD_PROBLEM: Record<SettingsField, string> = {
@@ -32,7 +31,7 @@ const Body = Type.Object({
  * same rules as `sunap store set-processor`; secrets are typed, sealed and never shown again.
  */
 export function processorSettingsRoutes(app: App, deps: ConsoleDeps, show: (req: FastifyRequest, reply: FastifyReply, form?: { values: ProcessorValues; errors: Record<string, string> }) => Promise<FastifyReply>): void {
-  app.post('/settings/processor', { config: owner, schema: { hide: true, body: Body } }, async (req, reply) => {
+  app.post('/settings/processor', { schema: { hide: true, body: Body } }, async (req, reply) => {
     const user = userOf(req);
     const b = req.body;
     const methods = (b.methods === undefined ? [] : Array.isArray(b.methods) ? b.methods : [b.methods]) as PayMethod[];
@@ -50,7 +49,7 @@ export function processorSettingsRoutes(app: App, deps: ConsoleDeps, show: (req:
     }
   });
 
-  app.post('/settings/processor/reset', { config: owner, schema: { hide: true, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/settings/processor/reset', { schema: { hide: true, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const v = await resetSettings(deps.settings, user.store.code);
     await deps.audit.record(user, req.ip, 'store.processor_reset', user.store.code, `${v.processor} / ${v.way}`);

@@ -14,7 +14,7 @@ import { forgotPage, resetPage } from '../views/auth.js';
 export function resetRoutes(app: App, deps: ConsoleDeps): void {
   const limit = deps.loginRateLimit > 0 ? { rateLimit: { max: deps.loginRateLimit, timeWindow: 60_000, errorResponseBuilder: rateLimitError } } : {};
 
-  app.get('/forgot', { config: { consolePublic: true }, schema: { hide: true } }, async (_req, reply) => sendPage(reply, 200, forgotPage()));
+  app.get('/forgot', { schema: { hide: true } }, async (_req, reply) => sendPage(reply, 200, forgotPage()));
 
   const Params = Type.Object({ token: Type.String({ maxLength: 100 }) });
   const storeName = async (tenantId: string) => {
@@ -22,14 +22,14 @@ export function resetRoutes(app: App, deps: ConsoleDeps): void {
     return (tenant ? await deps.gateway.findStore(tenant.store_code) : undefined)?.name ?? '';
   };
 
-  app.get('/reset/:token', { config: { consolePublic: true }, schema: { hide: true, params: Params } }, async (req, reply) => {
+  app.get('/reset/:token', { schema: { hide: true, params: Params } }, async (req, reply) => {
     const found = await deps.resets.usable(req.params.token);
     if (!found) throw new AppError('NOT_FOUND', 'reset: unknown, used, revoked or expired');
     return sendPage(reply, 200, resetPage({ csrf: await csrfToken(req, reply), token: req.params.token, email: found.member.email, storeName: await storeName(found.reset.tenant_id) }));
   });
 
   app.post('/reset/:token', {
-    config: { consolePublic: true, ...limit },
+    config: { ...limit },
     // Generous limits: a long value is said beside its field, never a bare error page.
     schema: { hide: true, params: Params, body: Type.Object({ ...Csrf, password: Str(10_000), confirm: Str(10_000) }) },
   }, async (req, reply) => {

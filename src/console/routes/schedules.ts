@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hasRole } from '../../invoicing/index.js';
+import { can } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { Csrf, Str, wholeNumber } from '../forms.js';
@@ -54,14 +54,13 @@ function bodyOf(v: ScheduleFormValues): Record<string, unknown> {
 /** Schedules (docs/console.md, "Schedules"): list with the points banner, a new one, one with its runs, one run, pause and resume. */
 export function scheduleRoutes(app: App, deps: ConsoleDeps): void {
   const billing = deps.invoicing.billing;
-  const manager = { consoleRole: 'manager' as const };
   const banner = async (user: ConsoleUser) => pointsBanner(await billing.schedules.waiting(user.tenant.id), await deps.invoicing.invoices.balance(user.tenant.id));
 
   app.get('/schedules', { schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) => {
     const user = userOf(req);
     return renderPage(req, reply, {
       title: '예약 발송', active: 'schedules', notice: NOTICES[req.query.notice ?? ''],
-      body: scheduleList({ schedules: await billing.schedules.list(user.tenant.id), canEdit: hasRole(user.member, 'manager'), banner: await banner(user) }),
+      body: scheduleList({ schedules: await billing.schedules.list(user.tenant.id), canEdit: can(user.member, 'schedule.edit'), banner: await banner(user) }),
     });
   });
 
@@ -73,9 +72,9 @@ export function scheduleRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: '새 예약 발송', active: 'schedules', body }, status);
   };
 
-  app.get('/schedules/new', { config: manager, schema: { hide: true, querystring: Type.Object({ classId: Str(100) }) } }, async (req, reply) => form(req, reply, { classId: req.query.classId }));
+  app.get('/schedules/new', { schema: { hide: true, querystring: Type.Object({ classId: Str(100) }) } }, async (req, reply) => form(req, reply, { classId: req.query.classId }));
 
-  app.post('/schedules', { config: manager, schema: { hide: true, body: FormBody } }, async (req, reply) => {
+  app.post('/schedules', { schema: { hide: true, body: FormBody } }, async (req, reply) => {
     const user = userOf(req);
     let id: string;
     try {
@@ -92,7 +91,7 @@ export function scheduleRoutes(app: App, deps: ConsoleDeps): void {
     const { schedule, runs } = await billing.schedules.get(user.tenant.id, req.params.id);
     const waiting = (await billing.schedules.waiting(user.tenant.id)).filter((w) => w.schedule_id === schedule.id);
     const body = scheduleDetail({
-      s: schedule, runs, csrf: await csrfToken(req, reply), canEdit: hasRole(user.member, 'manager'),
+      s: schedule, runs, csrf: await csrfToken(req, reply), canEdit: can(user.member, 'schedule.edit'),
       banner: pointsBanner(waiting, await deps.invoicing.invoices.balance(user.tenant.id)),
     });
     return renderPage(req, reply, { title: '예약 발송', active: 'schedules', body, notice: NOTICES[req.query.notice ?? ''] });
@@ -106,7 +105,7 @@ export function scheduleRoutes(app: App, deps: ConsoleDeps): void {
   });
 
   for (const action of ['pause', 'resume'] as const) {
-    app.post(`/schedules/:id/${action}`, { config: manager, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+    app.post(`/schedules/:id/${action}`, { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
       const user = userOf(req);
       if (action === 'pause') await billing.schedules.pause(user.tenant.id, req.params.id);
       else await billing.schedules.resume(user.tenant.id, req.params.id);

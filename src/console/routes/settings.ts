@@ -9,7 +9,6 @@ import { processorSection, type ProcessorValues } from '../views/processor-setti
 import { settingsBody, type StoreValues } from '../views/settings.js';
 import { processorSettingsRoutes, storeSettingsOf } from './processor-settings.js';
 
-const owner = { consoleRole: 'owner' as const };
 const NOTICES: Record<string, string> = { saved: '상점 정보를 저장했습니다.', processor: '결제 설정을 저장했습니다.', 'processor-reset': '운영자의 결제 설정으로 되돌렸습니다.' };
 const AUDIT_PAGE = 50;
 
@@ -45,10 +44,10 @@ export function settingsRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: '설정', active: 'settings', body, notice: NOTICES[q.notice ?? ''] }, form || proc ? 400 : 200);
   };
 
-  app.get('/settings', { config: owner, schema: { hide: true, querystring: Type.Object({ before: Str(20), notice: Str(20) }) } }, async (req, reply) => show(req, reply, req.query));
+  app.get('/settings', { schema: { hide: true, querystring: Type.Object({ before: Str(20), notice: Str(20) }) } }, async (req, reply) => show(req, reply, req.query));
 
   app.post('/settings/store', {
-    config: owner, schema: { hide: true, body: Type.Object({ ...Csrf, name: Str(60), ceoName: Str(30), bizRegNum: Str(20), tel: Str(20) }) },
+    schema: { hide: true, body: Type.Object({ ...Csrf, name: Str(60), ceoName: Str(30), bizRegNum: Str(20), tel: Str(20) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const v = req.body;

@@ -8,7 +8,6 @@ import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../ht
 import { teamBody } from '../views/team.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
-const owner = { consoleRole: 'owner' as const };
 
 /** The team (docs/console.md, "Team"), for owners: members, roles, invites (the link shown once), removal. */
 export function teamRoutes(app: App, deps: ConsoleDeps): void {
@@ -23,12 +22,13 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
     throw err;
   };
 
-  app.get('/team', { config: owner, schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
+  app.get('/team', { schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
     show(req, reply, { notice: { role: '역할을 바꿨습니다.', removed: '멤버를 팀에서 뺐습니다.', revoked: '초대를 취소했습니다.', 'signed-out': '그 멤버를 모든 기기에서 로그아웃시켰습니다.' }[req.query.notice ?? ''] }));
 
-  app.post('/team/invite', { config: owner, schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), role: Str(10) }) } }, async (req, reply) => {
+  app.post('/team/invite', { schema: { hide: true, body: Type.Object({ ...Csrf, email: Str(254), role: Str(10) }) } }, async (req, reply) => {
     const user = userOf(req);
-    const role = req.body.role;
+    // No role chosen: the least one (viewer); a member is given more on purpose, never by default.
+    const role = req.body.role || 'viewer';
     if (!isRole(role)) return show(req, reply, { error: 'role: must be owner, manager or viewer' }, 400);
     try {
       const { invite, token } = await deps.invites.create(user.tenant, user.member, req.body.email ?? '', role);
@@ -40,7 +40,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
     }
   });
 
-  app.post('/team/:id/role', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, role: Str(10) }) } }, async (req, reply) => {
+  app.post('/team/:id/role', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, role: Str(10) }) } }, async (req, reply) => {
     const user = userOf(req);
     const role = req.body.role;
     if (!isRole(role)) return show(req, reply, { error: 'role: must be owner, manager or viewer' }, 400);
@@ -53,7 +53,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
     return seeOther(reply, '/console/team?notice=role');
   });
 
-  app.post('/team/:id/remove', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/team/:id/remove', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const m = (await team.members(user.tenant.id)).find((x) => x.id === req.params.id);
     if (!m) throw new AppError('NOT_FOUND', 'member: no such member of this team');
@@ -65,7 +65,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
     return seeOther(reply, m.id === user.member.id ? '/console/login' : '/console/team?notice=removed');
   });
 
-  app.post('/team/invites/:id/revoke', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/team/invites/:id/revoke', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     if (!(await deps.invites.revoke(user.tenant.id, req.params.id))) throw new AppError('NOT_FOUND', 'invite: no such open invite');
     await deps.audit.record(user, req.ip, 'team.invite_revoke', req.params.id);
@@ -79,7 +79,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
   };
 
   // A one-time link (an hour) for a member who forgot the password; shown on this answer only.
-  app.post('/team/:id/reset-link', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/team/:id/reset-link', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const m = await memberOf(user.tenant.id, req.params.id);
     const { token } = await deps.resets.create(user.tenant.id, m, user.member.email);
@@ -88,7 +88,7 @@ export function teamRoutes(app: App, deps: ConsoleDeps): void {
   });
 
   // Signs a member out of every device (a lost phone, a member leaving).
-  app.post('/team/:id/sign-out', { config: owner, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/team/:id/sign-out', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     const m = await memberOf(user.tenant.id, req.params.id);
     const n = await deps.sessions.revokeAll(m.id);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hasRole } from '../../invoicing/index.js';
+import { can } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { Csrf, Str, wholeNumber } from '../forms.js';
@@ -43,10 +43,10 @@ export function templateRoutes(app: App, deps: ConsoleDeps): void {
   app.get('/templates', { schema: { hide: true, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) => {
     const user = userOf(req);
     const notice = { saved: '템플릿을 저장했습니다.', deleted: '템플릿을 삭제했습니다.' }[req.query.notice ?? ''];
-    return renderPage(req, reply, { title: '템플릿', active: 'templates', notice, body: templateList({ templates: await svc.list(user.tenant.id), canEdit: hasRole(user.member, 'manager') }) });
+    return renderPage(req, reply, { title: '템플릿', active: 'templates', notice, body: templateList({ templates: await svc.list(user.tenant.id), canEdit: can(user.member, 'template.edit') }) });
   });
 
-  app.get('/templates/new', { config: { consoleRole: 'manager' }, schema: { hide: true } }, async (req, reply) => form(req, reply, {}));
+  app.get('/templates/new', { schema: { hide: true } }, async (req, reply) => form(req, reply, {}));
 
   const save = async (req: FastifyRequest, reply: FastifyReply, values: TemplateValues, id?: string) => {
     const user = userOf(req);
@@ -62,19 +62,19 @@ export function templateRoutes(app: App, deps: ConsoleDeps): void {
     return seeOther(reply, '/console/templates?notice=saved');
   };
 
-  app.post('/templates', { config: { consoleRole: 'manager' }, schema: { hide: true, body: FormBody } }, async (req, reply) => save(req, reply, req.body));
+  app.post('/templates', { schema: { hide: true, body: FormBody } }, async (req, reply) => save(req, reply, req.body));
 
-  app.get('/templates/:id', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams } }, async (req, reply) => {
+  app.get('/templates/:id', { schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const t = await svc.get(userOf(req).tenant.id, req.params.id);
     return form(req, reply, { name: t.name, reason: t.reason, description: t.description ?? '', amount: t.amount === null ? '' : String(t.amount), items: itemsText(t), sendChannel: t.sendChannel ?? '', dueDays: t.dueDays === null ? '' : String(t.dueDays) }, t.id);
   });
 
-  app.post('/templates/:id', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: FormBody } }, async (req, reply) => {
+  app.post('/templates/:id', { schema: { hide: true, params: IdParams, body: FormBody } }, async (req, reply) => {
     await svc.get(userOf(req).tenant.id, req.params.id);
     return save(req, reply, req.body, req.params.id);
   });
 
-  app.post('/templates/:id/delete', { config: { consoleRole: 'manager' }, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
+  app.post('/templates/:id/delete', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf }) } }, async (req, reply) => {
     const user = userOf(req);
     await svc.remove(user.tenant.id, req.params.id);
     await deps.audit.record(user, req.ip, 'template.delete', req.params.id);

@@ -1,4 +1,4 @@
-import type { AccountRole } from '../../invoicing/index.js';
+import { can, type AccountRole, type Action } from '../../invoicing/index.js';
 import { html, layout, type SafeHtml } from '../../pages/html.js';
 import type { ConsoleUser } from '../sessions.js';
 
@@ -11,27 +11,25 @@ export interface NavItem {
   key: string;
   label: string;
   href: string;
-  /** The least role that sees it. */
-  role: AccountRole;
+  /** The action its page is (src/console/access.ts): shown to the roles that may do it. */
+  action: Action;
 }
 
 export const NAV: NavItem[] = [
-  { key: 'overview', label: '개요', href: '/console', role: 'viewer' },
-  { key: 'payments', label: '결제', href: '/console/payments', role: 'viewer' },
-  { key: 'invoices', label: '청구서', href: '/console/invoices', role: 'viewer' },
-  { key: 'templates', label: '템플릿', href: '/console/templates', role: 'viewer' },
-  { key: 'classes', label: '반', href: '/console/classes', role: 'viewer' },
-  { key: 'schedules', label: '예약 발송', href: '/console/schedules', role: 'viewer' },
-  { key: 'points', label: '포인트', href: '/console/points', role: 'viewer' },
-  { key: 'deliveries', label: '콜백·웹훅', href: '/console/deliveries', role: 'viewer' },
-  { key: 'team', label: '팀', href: '/console/team', role: 'owner' },
-  { key: 'settings', label: '설정', href: '/console/settings', role: 'owner' },
-  { key: 'account', label: '내 계정', href: '/console/account', role: 'viewer' },
+  { key: 'overview', label: '개요', href: '/console', action: 'overview.view' },
+  { key: 'payments', label: '결제', href: '/console/payments', action: 'payments.view' },
+  { key: 'invoices', label: '청구서', href: '/console/invoices', action: 'invoices.view' },
+  { key: 'templates', label: '템플릿', href: '/console/templates', action: 'templates.view' },
+  { key: 'classes', label: '반', href: '/console/classes', action: 'classes.view' },
+  { key: 'schedules', label: '예약 발송', href: '/console/schedules', action: 'schedules.view' },
+  { key: 'points', label: '포인트', href: '/console/points', action: 'points.view' },
+  { key: 'deliveries', label: '콜백·웹훅', href: '/console/deliveries', action: 'deliveries.view' },
+  { key: 'team', label: '팀', href: '/console/team', action: 'team.view' },
+  { key: 'settings', label: '설정', href: '/console/settings', action: 'settings.view' },
+  { key: 'account', label: '내 계정', href: '/console/account', action: 'account.manage' },
 ];
 
 export const ROLE_LABEL: Record<AccountRole, string> = { owner: '소유자', manager: '관리자', viewer: '조회 전용' };
-
-const RANK: Record<AccountRole, number> = { viewer: 0, manager: 1, owner: 2 };
 
 /** The hidden CSRF field every console form carries. */
 export function csrfField(token: string): SafeHtml {
@@ -55,7 +53,7 @@ export interface ShellPage {
 
 export function consolePage(ctx: ShellContext, page: ShellPage): string {
   const { user } = ctx;
-  const items = NAV.filter((n) => RANK[user.member.role] >= RANK[n.role]);
+  const items = NAV.filter((n) => can(user.member, n.action));
   const header = html`<a class="skip" href="#main">본문으로 건너뛰기</a>
 <header class="topbar"><div class="inner">
 <a class="brand" href="/console">Sunap 상점관리자</a>
