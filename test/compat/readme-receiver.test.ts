@@ -31,7 +31,7 @@ forEachEngine('compat: the README receiver', (engine) => {
     const file = join(dir, 'receiver.mjs');
     writeFileSync(file, readmeReceiver());
     port = await freePort();
-    child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: SECRET, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: SECRET, RECEIVER_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (c) => (out += c));
     child.stderr!.on('data', (c) => (out += c));
     await eventually(async () => out.includes(`listening on http://localhost:${port}`), `the receiver starts: ${out}`);
