@@ -13,6 +13,7 @@ import {
 } from './gateway/index.js';
 import { ACCOUNT_EXPIRY_JOB } from './gateway/account-expiry.js';
 import { ATTEMPT_LOOKUP_JOB } from './gateway/late-charge.js';
+import { ORDER_VOID_JOB } from './gateway/order-void.js';
 import { AuthService, createInvoicing, dueDateOfPayment, invoicingRoutes, publicInvoiceRoutes, type InvoiceService, type Invoicing } from './invoicing/index.js';
 import { CALLBACK_JOB } from './gateway/callback.js';
 import { ENDPOINT_JOB } from './gateway/endpoints.js';
@@ -106,7 +107,7 @@ export interface BuildOptions {
  * bench read the definitions' flags from here (which kinds are `housekeeping`) instead of
  * repeating kinds as strings.
  */
-export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB, SCHEDULE_JOB, REMINDER_JOB];
+export const JOBS: readonly JobDefinition<never, never>[] = [CALLBACK_JOB, ENDPOINT_JOB, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, ORDER_VOID_JOB, SEND_JOB, WEBHOOK_JOB, DELIVERY_JOB, THROTTLE_PURGE_JOB, PRUNE_JOB, SCHEDULE_JOB, REMINDER_JOB];
 
 const RECONCILE_EVERY_MS = 30_000;
 

@@ -49,6 +49,9 @@ export const AUDIT_ACTIONS = {
   'endpoint.disable': '웹훅 엔드포인트 끄기',
   'endpoint.test': '웹훅 테스트 이벤트',
   'payment.late_refund': '늦게 확인된 승인 자동 환불',
+  'payment.void_pending': '맞지 않는 결제의 자동 취소 실패, 재시도',
+  'payment.void_done': '맞지 않는 결제 재시도로 자동 취소',
+  'payment.void_failed': '맞지 않는 결제 자동 취소 포기, 직접 취소 필요',
   // Billing that runs itself (issue 30).
   'class.create': '반 만들기',
   'class.update': '반 수정',
@@ -103,6 +106,17 @@ export class AuditLog {
         for (const tenantId of await repo.tenantsOfStore(trx, payment.store_code)) {
           await repo.insertAudit(trx, {
             tenant_id: tenantId, actor_id: null, actor_email: SERVICE_ACTOR, action: 'payment.late_refund', target: payment.trans_seqno,
+            detail: detail.slice(0, 500), ip: '', created_at: this.clock.nowMs(),
+          });
+        }
+      },
+      // The automatic void of a window order the payment cannot take, refused or lost, retried, given up (src/gateway/order-void.ts).
+      onOrderVoid: async (trx, payment, e) => {
+        const action = e.outcome === 'PENDING' ? 'payment.void_pending' : e.outcome === 'VOIDED' ? 'payment.void_done' : 'payment.void_failed';
+        const detail = `${e.amount.toLocaleString('ko-KR')}원, 결제창 주문 ${e.attemptId}: ${e.detail}`;
+        for (const tenantId of await repo.tenantsOfStore(trx, payment.store_code)) {
+          await repo.insertAudit(trx, {
+            tenant_id: tenantId, actor_id: null, actor_email: SERVICE_ACTOR, action, target: payment.trans_seqno,
             detail: detail.slice(0, 500), ip: '', created_at: this.clock.nowMs(),
           });
         }

@@ -2,6 +2,7 @@ import type { CheckoutProcessor, CheckoutProcessorId, CheckoutResult } from '../
 import { scheduleExpiry } from './account-expiry.js';
 import { recordCallback } from './callback.js';
 import type { GatewayContext } from './context.js';
+import { askVoid, ORDER_VOID_MESSAGES, restVoiding } from './order-void.js';
 import type { RestingStatus } from './payment-state.js';
 import * as repo from './repository.js';
 import type { Attempt, Payment } from './repository.js';
@@ -163,14 +164,21 @@ export async function commitClosed(ctx: GatewayContext, o: Pick<ClaimedOrder, 'p
 
 /**
  * The order charged (or issued) what the payment cannot take: cancel it at the processor under
- * the order's own void key and close the attempt. `settled`: the attempt was closed by another
- * (a reconcile) already.
+ * the order's own void key and close the attempt CANCELED. A refusal or a lost answer is not a
+ * cancel: the attempt rests VOIDING with its retry queued (src/gateway/order-void.ts), which
+ * looks the order up before asking again. `settled`: the attempt was closed by another (a
+ * reconcile) already, which made the same void under the same key and owns its record.
  */
 async function voidOrder(ctx: GatewayContext, o: ClaimedOrder, p: Payment, message: string, settled = false): Promise<OrderOutcome> {
-  const r = await o.adapter.cancel({ idempotencyKey: `void:${o.attempt.id}`, orderId: o.attempt.id, processorRef: null, amount: p.amount, reason: '주문과 맞지 않는 결제 자동 취소', refundAccount: null });
-  if (r.outcome !== 'CANCELED') ctx.log.error({ payment: p.id, attempt: o.attempt.id, problem: r.message }, 'could not void an order the payment cannot take; cancel it in the processor\'s dashboard');
-  else ctx.log.warn({ payment: p.id, attempt: o.attempt.id }, 'voided an order the payment cannot take');
-  if (!settled) await repo.closeAttempt(ctx.db, o.attempt.id, 'CANCELED', ctx.clock.nowMs(), { message: `voided: ${message}` });
+  const r = await askVoid(o.adapter, o.attempt.id, p.amount);
+  if (r !== 'LOST' && r.outcome === 'CANCELED') {
+    ctx.log.warn({ payment: p.id, attempt: o.attempt.id }, 'voided an order the payment cannot take');
+    if (!settled) await repo.closeAttempt(ctx.db, o.attempt.id, 'CANCELED', ctx.clock.nowMs(), { message: `voided: ${message}` });
+  } else if (settled) {
+    ctx.log.warn({ payment: p.id, attempt: o.attempt.id, problem: r === 'LOST' ? 'no answer' : r.message }, 'a void of an order another process settled was not confirmed; that process retries it');
+  } else {
+    await restVoiding(ctx, p, o.attempt.id, r === 'LOST' ? ORDER_VOID_MESSAGES.lost(message) : ORDER_VOID_MESSAGES.refused(message, r.message));
+  }
   const now = await fresh(ctx, p.id);
   return now.state === 'STORE_REQUEST' && message === ORDER_MESSAGES.tampered ? { outcome: 'DECLINED', payment: now, message } : { outcome: 'STATE', payment: now };
 }

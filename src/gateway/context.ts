@@ -20,6 +20,12 @@ export interface PaymentListener {
    * (or ended), was refunded (src/gateway/late-charge.ts): the console writes it to the audit log.
    */
   onLateChargeRefunded?(trx: Transaction<Database>, payment: Payment, refund: { attemptId: string; approvalNumber: string; amount: number }): Promise<void>;
+  /**
+   * The automatic void of a window order the payment cannot take was refused or lost (PENDING,
+   * retried), done after a retry (VOIDED), or given up (FAILED) (src/gateway/order-void.ts): the
+   * console writes it to the audit log.
+   */
+  onOrderVoid?(trx: Transaction<Database>, payment: Payment, event: { attemptId: string; outcome: 'PENDING' | 'VOIDED' | 'FAILED'; amount: number; detail: string }): Promise<void>;
 }
 
 export interface CallbackPayload {

@@ -9,6 +9,7 @@ import type { Metrics } from '../platform/metrics.js';
 import type { HttpOut } from '../ports/http-out.js';
 import { ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
 import { ATTEMPT_LOOKUP_JOB, lookUpUnknown } from './late-charge.js';
+import { countVoiding, ORDER_VOID_JOB, retryVoid } from './order-void.js';
 import { CALLBACK_JOB } from './callback.js';
 import { ProcessorRegistry, type ProcessorSetup } from './processors.js';
 import { expireAccount } from './settle.js';
@@ -37,6 +38,7 @@ export { STALE_ATTEMPT_MS } from './reconcile.js';
 export { APPROVED_MSG, cardPaid, returnUrlFor } from './views.js';
 export { ACCOUNT_EXPIRY_BACKOFF_SECONDS, ACCOUNT_EXPIRY_JOB } from './account-expiry.js';
 export { ATTEMPT_LOOKUP_JOB, LATE_CHARGE_BACKOFF_SECONDS, LATE_CHARGE_FIRST_LOOKUP_SECONDS, LATE_CHARGE_MESSAGES } from './late-charge.js';
+export { ORDER_VOID_BACKOFF_SECONDS, ORDER_VOID_FIRST_SECONDS, ORDER_VOID_JOB, ORDER_VOID_MESSAGES, retryVoid, type OrderVoidEvent } from './order-void.js';
 export { checkedRefund, REFUND_FIELDS } from './cancellation.js';
 export { ACCOUNT_HOURS, CONFIG_MESSAGE, type BeginResult, type ReturnResult } from './checkout.js';
 export { ORDER_MESSAGES, type OrderOutcome } from './checkout-commit.js';
@@ -60,8 +62,10 @@ export function createGateway(db: Kysely<Database>, deps: Omit<GatewayDeps, 'pro
   deps.worker.register(ENDPOINT_JOB, { db, http: deps.http, clock: deps.clock, box: deps.box });
   deps.worker.register(ACCOUNT_EXPIRY_JOB, { expire: (payload) => expireAccount(gateway.context, payload) });
   deps.worker.register(ATTEMPT_LOOKUP_JOB, { lookUp: (payload, final) => lookUpUnknown(gateway.context, payload, final) });
+  deps.worker.register(ORDER_VOID_JOB, { retry: (payload, final) => retryVoid(gateway.context, payload, final) });
   gateway.addListener(endpointListener());
   deps.metrics.countGauge('sunap_payments', 'Payments by state', 'state', () => countPaymentsByState(db));
+  deps.metrics.countGauge('sunap_order_voids', 'Window orders whose automatic void the processor refused or never answered, still being retried (state="pending")', 'state', () => countVoiding(db));
   return gateway;
 }
 

@@ -94,9 +94,14 @@ export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
  * order yet) rests as UNKNOWN, without the slot, so the customer may pay again; it is looked up
  * on a backoff (src/gateway/late-charge.ts) until the processor answers or stops keeping the
  * order. A charge found after the payment was paid otherwise is refunded: REFUNDED.
+ *
+ * A window order the payment cannot take (paid by another order, or an amount not its own) is
+ * voided at the processor: CANCELED. When the processor refused the void or its answer was lost,
+ * the order is VOIDING (charged, not yet taken back; without the slot) while its void is retried
+ * (src/gateway/order-void.ts), then CANCELED, or FAILED when the retries end.
  */
 export const ATTEMPT_STATUSES = [
-  'OPEN', 'WINDOW', 'ISSUED', 'UNKNOWN', 'APPROVED', 'DECLINED', 'ERROR', 'ABANDONED', 'CLOSED', 'CANCELED', 'REFUNDED', 'FAILED', 'DELETED', 'SKIPPED',
+  'OPEN', 'WINDOW', 'ISSUED', 'UNKNOWN', 'APPROVED', 'DECLINED', 'ERROR', 'ABANDONED', 'CLOSED', 'CANCELED', 'REFUNDED', 'FAILED', 'DELETED', 'SKIPPED', 'VOIDING',
 ] as const;
 export type AttemptStatus = (typeof ATTEMPT_STATUSES)[number];
 export const RESTING_STATUSES = ['WINDOW', 'ISSUED', 'UNKNOWN'] as const satisfies readonly AttemptStatus[];

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import {
-  ACCOUNT_EXPIRY_BACKOFF_SECONDS, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, CALLBACK_BACKOFF_SECONDS, CALLBACK_JOB, ENDPOINT_BACKOFF_SECONDS, ENDPOINT_JOB, LATE_CHARGE_BACKOFF_SECONDS,
+  ACCOUNT_EXPIRY_BACKOFF_SECONDS, ACCOUNT_EXPIRY_JOB, ATTEMPT_LOOKUP_JOB, CALLBACK_BACKOFF_SECONDS, CALLBACK_JOB, ENDPOINT_BACKOFF_SECONDS, ENDPOINT_JOB, LATE_CHARGE_BACKOFF_SECONDS, ORDER_VOID_BACKOFF_SECONDS, ORDER_VOID_JOB,
 } from '../../src/gateway/index.js';
 import { THROTTLE_PURGE_JOB } from '../../src/invoicing/accounts.js';
 import { DELIVERY_BACKOFF_SECONDS, DELIVERY_FIRST_CHECK_MS, DELIVERY_JOB } from '../../src/invoicing/delivery.js';
@@ -37,6 +37,7 @@ const SCHEDULES: [JobDefinition<never, never>, readonly number[]][] = [
   [ENDPOINT_JOB as JobDefinition<never, never>, [MIN, 5 * MIN, 30 * MIN, 2 * HOUR]],
   [ACCOUNT_EXPIRY_JOB as JobDefinition<never, never>, [MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 6 * HOUR]],
   [ATTEMPT_LOOKUP_JOB as JobDefinition<never, never>, [2 * MIN, 5 * MIN, 10 * MIN, 30 * MIN, HOUR, 2 * HOUR, 4 * HOUR, 8 * HOUR, 12 * HOUR, ...Array<number>(13).fill(DAY)]],
+  [ORDER_VOID_JOB as JobDefinition<never, never>, [5 * MIN, 15 * MIN, HOUR, 3 * HOUR, 6 * HOUR, 12 * HOUR, DAY, DAY, DAY]],
   [THROTTLE_PURGE_JOB as JobDefinition<never, never>, [MIN, 5 * MIN]],
   [PRUNE_JOB as JobDefinition<never, never>, [5 * MIN, HOUR]],
 ];
@@ -54,6 +55,7 @@ describe('every retry schedule, pinned', () => {
     assert.deepEqual([...WEBHOOK_BACKOFF_SECONDS], [60, 300, 1800, 7200]);
     assert.deepEqual([...ENDPOINT_BACKOFF_SECONDS], [60, 300, 1800, 7200]);
     assert.deepEqual([...ACCOUNT_EXPIRY_BACKOFF_SECONDS], [60, 300, 1800, 7200, 21_600]);
+    assert.deepEqual([...ORDER_VOID_BACKOFF_SECONDS], [300, 900, 3600, 10_800, 21_600, 43_200, 86_400, 86_400, 86_400]);
     assert.deepEqual([...LATE_CHARGE_BACKOFF_SECONDS], [120, 300, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, ...Array<number>(13).fill(86_400)]);
   });
 

@@ -79,6 +79,7 @@ const ATTEMPT_LABEL: Record<string, string> = { APPROVE: '카드 승인 시도',
 const ATTEMPT_STATUS: Record<string, string> = {
   OPEN: '진행 중', WINDOW: '결제창 열림', ISSUED: '가상계좌 발급, 입금 대기', UNKNOWN: '결과 확인 중 (결제사에 다시 조회)', APPROVED: '승인', DECLINED: '거절', ERROR: '오류',
   ABANDONED: '결제창 닫힘', CLOSED: '가상계좌 닫힘', CANCELED: '취소됨', REFUNDED: '늦게 확인된 승인, 자동 환불됨', FAILED: '실패', DELETED: '삭제됨', SKIPPED: '변경 없음',
+  VOIDING: '자동 취소 재시도 중 (결제사에 남은 승인)',
 };
 const METHOD_LABEL: Record<string, string> = { CARD: '카드', EASY_PAY: '간편결제', TRANSFER: '계좌이체', VIRTUAL_ACCOUNT: '가상계좌', MOBILE_PHONE: '휴대폰' };
 const EVENT_OUTCOME: Record<string, string> = { RECEIVED: '받음', APPLIED: '조회 후 반영', IGNORED: '해당 없음', REFUSED: '검증 실패로 거부', FAILED: '처리 실패 (재전송 대기)' };
