@@ -5,6 +5,8 @@ export const SCENARIOS = [
   'ceiling', 'floor', 'reference', 'searchPayment', 'requestReference', 'requestPayment', 'pgInsert', 'createInvoice', 'batch', 'listSmall', 'listLarge', 'webhooks',
   'consolePaymentsSmall', 'consolePaymentsLarge', 'consolePaymentSearchSmall', 'consolePaymentSearchLarge',
   'consoleInvoicesSmall', 'consoleInvoicesLarge', 'consoleInvoiceSearchSmall', 'consoleInvoiceSearchLarge',
+  'consolePaymentNameSmall', 'consolePaymentNameLarge', 'consolePaymentReasonSmall', 'consolePaymentReasonLarge',
+  'consoleInvoiceNameSmall', 'consoleInvoiceNameLarge', 'consoleInvoiceReasonSmall', 'consoleInvoiceReasonLarge',
 ] as const;
 export type ScenarioKey = (typeof SCENARIOS)[number];
 export type Engine = 'sqlite' | 'postgres';

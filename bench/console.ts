@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Insertable, Kysely } from 'kysely';
 import type { Database } from '../src/db/index.js';
 import type { PaymentTable } from '../src/db/schema.js';
-import { benchPhone } from './database.js';
+import { benchName, benchPhone, benchReason } from './database.js';
 
 /**
  * The console's list scenarios (docs/console.md, "Fast lists"): the payments and invoices list
@@ -12,12 +12,20 @@ import { benchPhone } from './database.js';
 export const CONSOLE_LISTS = {
   consolePaymentsSmall: { what: 'payments', search: false, size: 'small' },
   consolePaymentsLarge: { what: 'payments', search: false, size: 'large' },
-  consolePaymentSearchSmall: { what: 'payments', search: true, size: 'small' },
-  consolePaymentSearchLarge: { what: 'payments', search: true, size: 'large' },
+  consolePaymentSearchSmall: { what: 'payments', search: 'phone', size: 'small' },
+  consolePaymentSearchLarge: { what: 'payments', search: 'phone', size: 'large' },
   consoleInvoicesSmall: { what: 'invoices', search: false, size: 'small' },
   consoleInvoicesLarge: { what: 'invoices', search: false, size: 'large' },
-  consoleInvoiceSearchSmall: { what: 'invoices', search: true, size: 'small' },
-  consoleInvoiceSearchLarge: { what: 'invoices', search: true, size: 'large' },
+  consoleInvoiceSearchSmall: { what: 'invoices', search: 'phone', size: 'small' },
+  consoleInvoiceSearchLarge: { what: 'invoices', search: 'phone', size: 'large' },
+  consolePaymentNameSmall: { what: 'payments', search: 'name', size: 'small' },
+  consolePaymentNameLarge: { what: 'payments', search: 'name', size: 'large' },
+  consolePaymentReasonSmall: { what: 'payments', search: 'reason', size: 'small' },
+  consolePaymentReasonLarge: { what: 'payments', search: 'reason', size: 'large' },
+  consoleInvoiceNameSmall: { what: 'invoices', search: 'name', size: 'small' },
+  consoleInvoiceNameLarge: { what: 'invoices', search: 'name', size: 'large' },
+  consoleInvoiceReasonSmall: { what: 'invoices', search: 'reason', size: 'small' },
+  consoleInvoiceReasonLarge: { what: 'invoices', search: 'reason', size: 'large' },
 } as const;
 export type ConsoleListKey = keyof typeof CONSOLE_LISTS;
 
@@ -27,7 +35,24 @@ export const CONSOLE_PAIRS: [ConsoleListKey, ConsoleListKey, string][] = [
   ['consolePaymentSearchSmall', 'consolePaymentSearchLarge', 'console payment search'],
   ['consoleInvoicesSmall', 'consoleInvoicesLarge', 'console invoices list'],
   ['consoleInvoiceSearchSmall', 'consoleInvoiceSearchLarge', 'console invoice search'],
+  ['consolePaymentNameSmall', 'consolePaymentNameLarge', 'console payment search by a given name'],
+  ['consolePaymentReasonSmall', 'consolePaymentReasonLarge', 'console payment search by a part of a reason'],
+  ['consoleInvoiceNameSmall', 'consoleInvoiceNameLarge', 'console invoice search by a given name'],
+  ['consoleInvoiceReasonSmall', 'consoleInvoiceReasonLarge', 'console invoice search by a part of a reason'],
 ];
+
+/**
+ * What the search box holds in a search scenario, each about the middle row of the seed: its
+ * phone (one match); its given name, two Korean syllables such as 영희 (about one row in 400 at
+ * 100,000, one in 50 at 1,000); the first three characters of its class, a part of its reason
+ * (one row in 40).
+ */
+export function searchTerm(kind: 'phone' | 'name' | 'reason', count: number): string {
+  const i = Math.floor(count / 2);
+  if (kind === 'phone') return searchPhone(count);
+  if (kind === 'name') return benchName(i).slice(1);
+  return benchReason(i).split(' · ')[1]!.slice(0, 3);
+}
 
 /** The phone the search looks for: one row in the middle of the seeded range (every seeded phone is distinct). */
 export function searchPhone(count: number): string {
@@ -47,8 +72,8 @@ export async function seedPayments(db: Kysely<Database>, opts: { platformCode: s
     const approved = state !== 'STORE_REQUEST';
     return {
       id: randomUUID(), platform_code: opts.platformCode, store_code: opts.storeCode, trans_seqno: `B${opts.tag}P${i.toString(36).padStart(6, '0')}`,
-      state, amount: 128_000, supply_amount: 116_364, tax_charge: 11_636, tax_free_amount: 0, mobile_no: benchPhone(i), pay_user_name: `고객${i % 1000}`,
-      request_reason: '11월 수강료', info_message: null, confirm_url: null, return_display_yn: 'N', return_url: null, temp_value: null, user_id: null,
+      state, amount: 128_000, supply_amount: 116_364, tax_charge: 11_636, tax_free_amount: 0, mobile_no: benchPhone(i), pay_user_name: benchName(i),
+      request_reason: benchReason(i), info_message: null, confirm_url: null, return_display_yn: 'N', return_url: null, temp_value: null, user_id: null,
       order_type: 'BILL', items_json: null, pay_path: 'WEB', approval_number: approved ? String(10_000_000 + i) : null, approval_at: approved ? created + 60_000 : null,
       installment_month: approved ? '00' : null, issuer_name: approved ? '신한카드' : null, accepter_name: approved ? '신한카드' : null,
       method_name: approved ? '신용카드' : null, card_bin: approved ? '424242' : null, card_last4: approved ? String(1000 + (i % 9000)) : null,

@@ -103,6 +103,30 @@ export function benchPhone(i: number): string {
   return `0107${String(i % 1_000_000).padStart(6, '0')}1`;
 }
 
+const SURNAMES = [...'김이박최정강조윤장임한오서신권황안송류홍'];
+const GIVEN_FIRST = [...'영민서지수현준예하도승유은태재성나시주건'];
+const GIVEN_SECOND = [...'희호연우진아윤빈원훈린율경석민환솔찬결정'];
+/**
+ * The i-th seeded customer's Korean name: a surname and a two-syllable given name, 20 × 400 names
+ * (every name distinct in the first 1,000 rows, each repeated about 12 times in 100,000), so a
+ * given name such as 영희 is shared by customers of every surname, as in a real academy.
+ */
+export function benchName(i: number): string {
+  return SURNAMES[i % 20]! + GIVEN_FIRST[Math.floor(i / 20) % 20]! + GIVEN_SECOND[Math.floor(i / 400) % 20]!;
+}
+
+/** Classes a seeded bill is for: one in 40 rows per class, so a part of a class name matches 2.5% of a store's rows. */
+const CLASSES = [
+  '피아노 초급', '피아노 중급', '바이올린 입문', '바이올린 심화', '첼로 기초', '플루트 기초', '성악 개인', '작곡 이론', '미술 소묘', '미술 수채화',
+  '수학 심화반', '수학 기초반', '영어 회화반', '영어 문법반', '국어 독해반', '과학 실험반', '코딩 파이썬', '코딩 스크래치', '논술 토론반', '한자 급수반',
+  '태권도 품새', '태권도 겨루기', '수영 자유형', '수영 접영반', '발레 기초', '현대무용반', '주산 암산반', '바둑 입문반', '체스 입문반', '로봇 조립반',
+  '중국어 회화', '일본어 회화', '독서 토론반', '역사 탐구반', '생명 과학반', '물리 실험반', '화학 실험반', '지구 과학반', '경제 교실반', '사진 촬영반',
+];
+/** The i-th seeded bill's reason: the month's tuition of one of the 40 classes. */
+export function benchReason(i: number): string {
+  return `11월 수강료 · ${CLASSES[i % CLASSES.length]!}`;
+}
+
 /**
  * Invoices written straight into the table (a seeding shortcut: the rows have the shape
  * InvoiceService.create and a finished send leave, without the sends, ledger and payment rows
@@ -127,8 +151,8 @@ export async function seedInvoices(
     return {
       unique_id: randomUUID(), account_id: opts.accountId, store_code: opts.storeCode, trans_seqno: `INVB${opts.tag}${i.toString(36).padStart(6, '0')}`,
       payment_id: null, status: opts.paid ? 'DONE' : 'PENDING', send_status: 'SENT', deleted_at: null, request_id: null, request_hash: null,
-      template_type: 'SAME', receiver_name: `학생${i % 1000}`, receiver_phone: benchPhone(i), guardian_phone: null, amount: 128_000,
-      reason: '11월 수강료', description: '매월 10일까지 납부 부탁드립니다', items_json: null, send_channel: 'ALIMTALK',
+      template_type: 'SAME', receiver_name: benchName(i), receiver_phone: benchPhone(i), guardian_phone: null, amount: 128_000,
+      reason: benchReason(i), description: '매월 10일까지 납부 부탁드립니다', items_json: null, send_channel: 'ALIMTALK',
       webhook_url: opts.webhook?.url ?? null, webhook_secret_sealed: opts.webhook?.secretSealed ?? null,
       bill_template_id: null, related_subject: null, etc: null, student_birth_date: null, classroom_id: null,
       send_count: 1, first_sent_at: sent, last_sent_at: sent, done_at: opts.paid ? sent + 60_000 : null, canceled_at: null,

@@ -8,7 +8,7 @@ import {
 import { call, sleep } from './http.js';
 import { loadProblem, loadWarning, runLoad, type LoadResult } from './load.js';
 import { cpuSeconds } from './processes.js';
-import { CONSOLE_LISTS, searchPhone, type ConsoleListKey } from './console.js';
+import { CONSOLE_LISTS, searchTerm, type ConsoleListKey } from './console.js';
 import type { BenchReceiver } from './receiver.js';
 
 /** What a scenario needs from its target: a running Sunap, its database, and the fixtures. */
@@ -170,7 +170,7 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
     case 'webhooks': return `${n(cfg.webhooks)} webhooks until DELIVERED`;
     default: {
       const c = CONSOLE_LISTS[key];
-      return `console ${c.what} ${c.search ? 'search' : 'list p1/50'} at ${n(c.size === 'small' ? cfg.listSmall : cfg.listLarge)}`;
+      return `console ${c.what} ${c.search ? `search (${c.search})` : 'list p1/50'} at ${n(c.size === 'small' ? cfg.listSmall : cfg.listLarge)}`;
     }
   }
 }
@@ -179,10 +179,10 @@ export function labelOf(key: ScenarioKey, cfg: BenchConfig): string {
 async function consoleList(key: ConsoleListKey, t: Target): Promise<Measured> {
   const c = CONSOLE_LISTS[key];
   const n = c.size === 'small' ? t.cfg.listSmall : t.cfg.listLarge;
-  const q = c.search ? `?q=${searchPhone(n)}` : '';
+  const q = c.search ? `?q=${encodeURIComponent(searchTerm(c.search, n))}` : '';
   const load = await runLoad({
     url: t.url(), method: 'GET', path: `/console/${c.what}${q}`, headers: { cookie: c.size === 'small' ? t.console.small : t.console.large },
-    // A full page (50 rows, or all of a smaller seed) and its header row, or the one row the search finds.
+    // A full page (50 rows, or all of a smaller seed) and its header row, or at least the one row a search finds.
     verify: (b) => b.includes('</html>') && (b.match(/<tr>/g) ?? []).length >= (c.search ? 2 : Math.min(50, n) + 1), ...loadOf(t, key),
   });
   return fromLoad(labelOf(key, t.cfg), load, undefined, t.cfg.connections);
