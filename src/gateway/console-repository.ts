@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { OrderType, PayPath, PaymentState } from './payment-state.js';
-import { contains, containsPattern, lastFour, PARTIAL_MIN, PARTIAL_WINDOW } from '../db/search.js';
+import { lastFour, lastTwo, newestFirst, searchParts } from '../db/search.js';
 import type { Db, Payment, Store } from './repository.js';
 
 /**
@@ -18,9 +18,10 @@ export interface PaymentFilter {
   to?: number;
   /**
    * One search term within the store: matched whole (TRANS_SEQNO, payer name, approval
-   * number, phone with or without dashes), as the last 4 digits of the phone or the card, or
-   * as a part (2 characters or more) of the name, TRANS_SEQNO, reason, approval number or
-   * phone among the store's newest PARTIAL_WINDOW payments.
+   * number, phone with or without dashes), as the last 4 digits of the phone or the card, as
+   * the last 2 characters of the name, or as a part of the name, TRANS_SEQNO, reason, approval
+   * number or phone (src/db/search.ts: 3 characters or more at any age through the text index,
+   * 2 among the store's newest PARTIAL_WINDOW payments).
    */
   q?: string;
 }
@@ -64,31 +65,28 @@ export async function searchPayments(db: Db, s: StoreKey, f: PaymentFilter, opts
   const searches = [page().where('trans_seqno', '=', term), page().where('pay_user_name', '=', term), page().where('approval_number', '=', term)];
   if (/^\d{9,11}$/.test(digits)) searches.push(page().where('mobile_no', '=', digits));
   if (/^\d{4}$/.test(digits)) searches.push(page().where('card_last4', '=', digits), page().where(lastFour('mobile_no'), '=', digits));
-  if (term.length >= PARTIAL_MIN) {
-    const since = await recentSince(db, s);
-    const like = containsPattern(term);
-    const likeDigits = /^\d{2,}$/.test(digits) ? containsPattern(digits) : null;
-    const cols = ['pay_user_name', 'trans_seqno', 'request_reason', 'approval_number'].map((c) => contains(c, like));
-    searches.push(page().where('created_at', '>=', since).where((eb) => eb.or([...cols, ...(likeDigits ? [contains('mobile_no', likeDigits)] : [])])));
-  }
-  return newestFirst((await Promise.all(searches.map((q) => q.execute()))).flat(), opts.limit);
+  if ([...term].length === 2) searches.push(page().where(lastTwo('pay_user_name'), '=', term));
+  const [exact, parts] = await Promise.all([Promise.all(searches.map((q) => q.execute())), searchParts(db, 'payments', term, opts.limit, {
+    page: (cond, r) => {
+      let q = page().where(cond);
+      if (r.from !== undefined) q = q.where('created_at', '>=', r.from);
+      if (r.before !== undefined) q = q.where('created_at', '<', r.before);
+      return q.execute();
+    },
+    nthNewest: (n) => nthNewest(db, s, n),
+  })]);
+  return newestFirst([...exact.flat(), ...parts.flat()], opts.limit);
 }
 
-/** The created_at of the store's PARTIAL_WINDOW-th newest payment (0 when it has fewer): the oldest a partial match looks. */
-async function recentSince(db: Db, s: StoreKey): Promise<number> {
+/** The created_at of the store's n-th newest payment (0 when it has fewer): where a window of the newest begins. */
+async function nthNewest(db: Db, s: StoreKey, n: number): Promise<number> {
   const row = await db.selectFrom('payments').select('created_at').where('platform_code', '=', s.platformCode).where('store_code', '=', s.storeCode)
-    .orderBy('created_at', 'desc').limit(1).offset(PARTIAL_WINDOW - 1).executeTakeFirst();
+    .orderBy('created_at', 'desc').limit(1).offset(n - 1).executeTakeFirst();
   return row ? Number(row.created_at) : 0;
 }
 
-/** Rows of several searches as one page: each once, newest first (created_at, then id), at most `limit`. */
-export function newestFirst<R extends { id: string | number; created_at: number }>(rows: R[], limit: number): R[] {
-  const seen = new Set<string | number>();
-  // After the filter no two rows share an id, so the id comparison never needs a "same" answer.
-  return rows.filter((r) => !seen.has(r.id) && seen.add(r.id))
-    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || (x.id < y.id ? 1 : -1))
-    .slice(0, limit);
-}
+/** Rows of several searches as one page (src/db/search.ts). */
+export { newestFirst } from '../db/search.js';
 
 /** A payment's attempts at the card processor, oldest first. */
 export async function attemptsOf(db: Db, paymentId: string) {

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable, type Updateable } from 'kysely';
-import { contains, containsPattern, lastFour, PARTIAL_MIN, PARTIAL_WINDOW } from '../db/search.js';
+import { lastFour, lastTwo, newestFirst, searchParts } from '../db/search.js';
 import type { AccountTable, BillTemplateTable, RechargeTable } from '../db/schema.js';
 import type { AccountRole, InvoiceSendStatus, InvoiceStatus } from './invoice-state.js';
 import type { Account, Db } from './repository.js';
@@ -162,8 +162,9 @@ export interface InvoiceFilter {
   to?: number;
   /**
    * One search term: matched whole (name, phone, guardian phone, reason, requestId, TRANS_SEQNO),
-   * as a phone's last 4 digits, or as a part (2 characters or more) of any of them among the
-   * account's newest PARTIAL_WINDOW invoices (src/db/search.ts).
+   * as a phone's last 4 digits, as the name's last 2 characters, or as a part of any of them
+   * (src/db/search.ts: 3 characters or more at any age through the text index, 2 among the
+   * account's newest PARTIAL_WINDOW invoices).
    */
   q?: string;
   /** Only the unpaid whose due date is before this day (yyyy-MM-dd, today in KST): the overdue. */
@@ -177,9 +178,9 @@ const INVOICE_LIST_COLUMNS = [
 
 /**
  * A page of the account's live invoices matching the filter, newest first, after the keyset
- * cursor (created_at, id). Whole values and last-4 digits go through their own indexes, and a
- * part is looked for among a bounded window of the newest rows, so a search costs about the
- * same on a thousand invoices or a hundred thousand.
+ * cursor (created_at, id). Whole values, last-4 digits and a name's last 2 characters go through
+ * their own indexes, and a part through the text index or a bounded window of the newest rows
+ * (src/db/search.ts), so a search costs about the same on a thousand invoices or a hundred thousand.
  */
 export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter, opts: { after?: { at: number; id: number }; limit: number }) {
   const page = () => {
@@ -203,20 +204,21 @@ export async function searchInvoices(db: Db, accountId: string, f: InvoiceFilter
   const searches = [page().where('receiver_name', '=', term), page().where('reason', '=', term), page().where('request_id', '=', term), page().where('trans_seqno', '=', term)];
   if (/^\d{9,11}$/.test(digits)) searches.push(page().where('receiver_phone', '=', digits), page().where('guardian_phone', '=', digits));
   if (/^\d{4}$/.test(digits)) searches.push(page().where(lastFour('receiver_phone'), '=', digits), page().where(lastFour('guardian_phone'), '=', digits));
-  if (term.length >= PARTIAL_MIN) {
-    const newest = await db.selectFrom('invoices').select('created_at').where('account_id', '=', accountId)
-      .orderBy('created_at', 'desc').limit(1).offset(PARTIAL_WINDOW - 1).executeTakeFirst();
-    const like = containsPattern(term);
-    const likeDigits = /^\d{2,}$/.test(digits) ? containsPattern(digits) : null;
-    const cols = ['receiver_name', 'reason', 'trans_seqno', 'request_id'].map((c) => contains(c, like));
-    const phones = likeDigits ? [contains('receiver_phone', likeDigits), contains('guardian_phone', likeDigits)] : [];
-    searches.push(page().where('created_at', '>=', newest ? Number(newest.created_at) : 0).where((eb) => eb.or([...cols, ...phones])));
-  }
-  const rows = (await Promise.all(searches.map((q) => q.execute()))).flat();
-  const seen = new Set<number>();
-  return rows.filter((r) => !seen.has(Number(r.id)) && seen.add(Number(r.id)))
-    .sort((x, y) => Number(y.created_at) - Number(x.created_at) || Number(y.id) - Number(x.id))
-    .slice(0, opts.limit);
+  if ([...term].length === 2) searches.push(page().where(lastTwo('receiver_name'), '=', term));
+  const [exact, parts] = await Promise.all([Promise.all(searches.map((q) => q.execute())), searchParts(db, 'invoices', term, opts.limit, {
+    page: (cond, r) => {
+      let q = page().where(cond);
+      if (r.from !== undefined) q = q.where('created_at', '>=', r.from);
+      if (r.before !== undefined) q = q.where('created_at', '<', r.before);
+      return q.execute();
+    },
+    nthNewest: async (n) => {
+      const row = await db.selectFrom('invoices').select('created_at').where('account_id', '=', accountId)
+        .orderBy('created_at', 'desc').limit(1).offset(n - 1).executeTakeFirst();
+      return row ? Number(row.created_at) : 0;
+    },
+  })]);
+  return newestFirst([...exact.flat(), ...parts.flat()], opts.limit);
 }
 export type InvoiceListRow = Awaited<ReturnType<typeof searchInvoices>>[number];
 

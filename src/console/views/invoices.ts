@@ -46,7 +46,7 @@ export function invoiceList(v: { query: InvoiceQuery; rows: InvoiceListRow[]; to
   return html`<h1>청구서</h1>
 ${v.canCreate ? html`<div class="actions"><a class="btn inline" href="/console/invoices/new">청구서 보내기</a><a class="btn inline secondary" href="/console/invoices/bulk">CSV로 여러 명에게 보내기</a></div>` : ''}
 <form class="card" method="get" action="/console/invoices" role="search" aria-label="청구서 검색">
-<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 이름·전화번호·청구 사유·거래번호·requestId의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 이름 끝 2자(영희), 이름·전화번호·청구 사유·거래번호·requestId의 일부(3자 이상은 전체에서, 2자는 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
 <div class="field"><button class="btn inline" type="submit">검색</button></div></div>
 <details class="filter-fold"${active ? html` open` : ''}><summary>필터: 결제·발송 상태·기한·월${active ? ` (${active}개 적용 중)` : ''}</summary>
 <div class="filters">

@@ -36,7 +36,7 @@ const option = (value: string, label: string, current: string | undefined) => ht
 export function paymentFilters(q: PaymentQuery): SafeHtml {
   const active = [q.state, q.from, q.to, q.payPath, q.orderType].filter(Boolean).length;
   return html`<form class="card" method="get" action="/console/payments" role="search" aria-label="결제 검색">
-<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 카드 끝 4자리, 이름·전화번호·거래번호·승인번호·결제 사유의 일부(2자 이상, 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
+<div class="filters"><div class="field"><label for="q">검색</label><input id="q" name="q" type="search" value="${q.q ?? ''}" maxlength="64" aria-describedby="q-hint"><span class="hint" id="q-hint">전화번호 뒤 4자리, 카드 끝 4자리, 이름 끝 2자(영희), 이름·전화번호·거래번호·승인번호·결제 사유의 일부(3자 이상은 전체에서, 2자는 최근 ${num(PARTIAL_WINDOW)}건에서)로 찾을 수 있습니다</span></div>
 <div class="field"><button class="btn inline" type="submit">검색</button></div></div>
 <details class="filter-fold"${active ? html` open` : ''}><summary>필터: 상태·기간·결제 경로${active ? ` (${active}개 적용 중)` : ''}</summary>
 <div class="filters">
