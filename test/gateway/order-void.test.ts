@@ -39,9 +39,12 @@ class FaultySandbox extends SandboxCheckout {
     if (f === 'lose-after') throw new Error('timeout: the answer was lost');
     return r;
   }
+  /** Look-ups answer this amount for a charge (a charge that is not the payment's). */
+  tamperedAmount: number | null = null;
   override async lookup(orderId: string): Promise<CheckoutResult | null> {
     this.lookups++;
-    return super.lookup(orderId);
+    const r = await super.lookup(orderId);
+    return r?.status === 'APPROVED' && this.tamperedAmount !== null ? { ...r, amount: this.tamperedAmount } : r;
   }
 }
 
@@ -60,7 +63,7 @@ test('the void\'s retries: first after 1 min, then 5, 15 min, 1, 3, 6, 12 h and 
   assert.equal(ORDER_VOID_FIRST_SECONDS + ORDER_VOID_BACKOFF_SECONDS.reduce((a, b) => a + b, 0), 3 * 86_400 + 22 * 3600 + 21 * 60, '3 days 22 h 21 min from the refusal to the last try');
 });
 
-forEachEngine('the automatic void of a doubled window order', (engine) => {
+forEachEngine('the automatic void of a window order the payment cannot take', (engine) => {
   const t = withApp(engine, {}, { runJobs: false });
   const NOW = Date.now();
   let sandbox: FaultySandbox;
@@ -219,5 +222,38 @@ forEachEngine('the automatic void of a doubled window order', (engine) => {
     } finally {
       await clock.reset();
     }
+  });
+
+  test('a charge of another amount (tampered), its void refused: the customer is told it was not paid, the payment waits, the order is VOIDING until the retry voids it', async () => {
+    const body = paymentBody();
+    assert.equal(rd(await t.gw('requestPayment', body)).RESULT_CODE, '0000');
+    const seq = body.TRANS_SEQNO as string;
+    const p = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, seq))!;
+    const order = await beginCheckout(ctx, p.id, 'CARD', { processor: 'sandbox', anyMethod: true, returnUrls: urls });
+    if (order.outcome !== 'WINDOW') throw new Error('no window');
+    const back = new URL((await sandbox.play(order.orderId, { action: 'approve', choice: { card: 'shinhan', installment: '00' } }))!);
+    assert.equal((await sandbox.confirm({ orderId: order.orderId, processorRef: back.searchParams.get('paymentKey'), amount: p.amount })).status, 'APPROVED');
+    sandbox.script = ['refuse'];
+    sandbox.reached = 0;
+    sandbox.tamperedAmount = 100;
+    try {
+      const settled = await settleOrder(ctx, order.orderId, 'event');
+      assert.deepEqual([settled?.outcome, settled?.payment.state], ['DECLINED', 'STORE_REQUEST'], 'not paid, and the payment may be paid again');
+    } finally {
+      sandbox.tamperedAmount = null;
+    }
+    const a = await attempt(order.orderId);
+    assert.equal(a.status, 'VOIDING');
+    assert.match(a.message!, /결제 금액이 주문 금액과 달라/);
+    assert.equal(await orderState(order.orderId), 'DONE');
+    assert.ok(await job(order.orderId));
+    assert.deepEqual((await audit(seq)).map((x) => x.action), ['payment.void_pending']);
+    sandbox.lookups = 0;
+    await retryVoid(ctx, { paymentId: p.id, attemptId: order.orderId }, false);
+    assert.equal((await attempt(order.orderId)).status, 'CANCELED');
+    assert.equal(await orderState(order.orderId), 'CANCELED');
+    assert.deepEqual([sandbox.lookups, sandbox.reached], [1, 1]);
+    const now = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, seq))!;
+    assert.equal(now.state, 'STORE_REQUEST', 'the payment still waits for a payment of its own amount');
   });
 });
