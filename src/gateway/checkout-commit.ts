@@ -177,7 +177,8 @@ async function voidOrder(ctx: GatewayContext, o: ClaimedOrder, p: Payment, messa
   } else if (settled) {
     ctx.log.warn({ payment: p.id, attempt: o.attempt.id, problem: r === 'LOST' ? 'no answer' : r.message }, 'a void of an order another process settled was not confirmed; that process retries it');
   } else {
-    await restVoiding(ctx, p, o.attempt.id, r === 'LOST' ? ORDER_VOID_MESSAGES.lost(message) : ORDER_VOID_MESSAGES.refused(message, r.message));
+    const why = ORDER_VOID_MESSAGES.why(message === ORDER_MESSAGES.tampered);
+    await restVoiding(ctx, p, o.attempt.id, r === 'LOST' ? ORDER_VOID_MESSAGES.lost(why) : ORDER_VOID_MESSAGES.refused(why, r.message));
   }
   const now = await fresh(ctx, p.id);
   return now.state === 'STORE_REQUEST' && message === ORDER_MESSAGES.tampered ? { outcome: 'DECLINED', payment: now, message } : { outcome: 'STATE', payment: now };

@@ -50,8 +50,10 @@ export interface OrderVoidEvent {
 
 /** Korean words of the attempt's record (the payment's timeline shows them). */
 export const ORDER_VOID_MESSAGES = {
-  refused: (why: string, problem: string) => `자동 취소를 결제사가 거절해 다시 요청합니다 (${why}): ${problem}`,
-  lost: (why: string) => `자동 취소의 응답을 받지 못해 결제사에 조회한 뒤 다시 요청합니다 (${why})`,
+  /** Why the order is voided, as the team reads it (never "cancelled": it is not yet). */
+  why: (tampered: boolean) => (tampered ? '주문 금액과 다른 결제' : '이미 다른 주문으로 결제된 결제'),
+  refused: (why: string, problem: string) => `${why}라 자동 취소를 요청했으나 결제사가 거절해 다시 요청합니다: ${problem}`,
+  lost: (why: string) => `${why}라 자동 취소를 요청했으나 결제사 응답이 없어, 조회한 뒤 다시 요청합니다`,
   voided: '주문과 맞지 않는 결제를 다시 요청해 자동 취소했습니다',
   nothingCharged: '결제사에 남은 승인이 없어 취소할 것이 없었습니다',
   gaveUp: '자동 취소를 마치지 못했습니다. 결제사 관리자 화면에서 이 주문을 취소해 주세요',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { beginCheckout } from '../../src/gateway/checkout.js';
 import type { GatewayContext } from '../../src/gateway/context.js';
@@ -12,8 +13,9 @@ import type { CancelResult, CheckoutProcessor, CheckoutResult } from '../../src/
 import { SandboxCheckout } from '../../src/ports/sandbox-checkout.js';
 import { findOrder } from '../../src/ports/sandbox-network.js';
 import { forEachEngine, paymentBody, withApp } from '../helpers/app.js';
+import { axeViolations, describeViolations, launchBrowser, scrollWidth } from '../helpers/browser.js';
 import { captureLog } from '../helpers/log.js';
-import { newAccount } from '../invoicing/support.js';
+import { ConsoleClient, ownerClient, textOf } from '../console/support.js';
 
 /**
  * The automatic void of a window order the payment cannot take (src/gateway/order-void.ts;
@@ -69,6 +71,7 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
   let sandbox: FaultySandbox;
   let ctx: GatewayContext;
   let log: ReturnType<typeof captureLog>;
+  let c: ConsoleClient;
   const db = () => t.app.sunap.database.db;
   before(async () => {
     sandbox = new FaultySandbox({ db: db(), clock: { nowMs: () => NOW }, windowPath: '/checkout/sandbox-window', tokenKey: Buffer.alloc(32, 7) });
@@ -78,7 +81,7 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
     log = captureLog();
     // The app's own listeners (the console's audit log among them), on a clock that stands still.
     ctx = { ...t.app.sunap.gateway.context, processors, clock: { nowMs: () => NOW, now: () => new Date(NOW) } as GatewayContext['clock'], log: log.log, wake: () => {} };
-    await newAccount(t);
+    c = (await ownerClient(t)).c;
   });
 
   const attempt = (id: string) => db().selectFrom('payment_attempts').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -86,6 +89,30 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
   const audit = (seq: string) => db().selectFrom('audit_log').select(['action', 'detail', 'actor_email']).where('target', '=', seq).orderBy('id').execute();
   const orderState = async (id: string) => (await findOrder(db(), id))!.state;
   const gauge = async () => /^sunap_order_voids\{state="pending"\} (\d+)$/m.exec((await t.get('/metrics')).text)?.[1];
+
+  /**
+   * The page as the team sees it in Chromium, on a phone and a desktop: `text` visible, no
+   * sideways scrolling, axe-core clean. SUNAP_SCREENSHOTS=DIR keeps the screenshots (SQLite run).
+   */
+  async function inChromium(path: string, text: RegExp, name: string): Promise<void> {
+    const browser = await launchBrowser();
+    try {
+      for (const [vp, viewport, mobile] of [['phone', { width: 390, height: 844 }, true], ['desktop', { width: 1280, height: 800 }, false]] as const) {
+        const context = await browser.newContext({ viewport, isMobile: mobile, hasTouch: mobile, locale: 'ko-KR', timezoneId: 'Asia/Seoul', bypassCSP: true });
+        await context.addCookies([...c.jar].map(([n, value]) => ({ name: n, value, url: t.url })));
+        const pg = await context.newPage();
+        await pg.goto(t.url + path);
+        assert.ok(await pg.getByText(text).first().isVisible(), `${vp}: ${text} is visible`);
+        assert.ok((await scrollWidth(pg)) <= viewport.width, `${vp}: no sideways scrolling`);
+        const v = await axeViolations(pg);
+        assert.deepEqual(v, [], describeViolations(v));
+        if (process.env.SUNAP_SCREENSHOTS && engine === 'sqlite') await pg.screenshot({ path: join(process.env.SUNAP_SCREENSHOTS, `${name}-${vp}.png`), fullPage: true });
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }
 
   /**
    * One payment, two windows: the first pays it; the processor confirms the second as well (its
@@ -125,7 +152,7 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
     const { p, seq, first, second } = await doubled(['refuse']);
     const a = await attempt(second);
     assert.equal(a.status, 'VOIDING', 'a refused void is not a cancel');
-    assert.match(a.message!, /자동 취소를 결제사가 거절해 다시 요청합니다.*NOT_CANCELABLE_PAYMENT/);
+    assert.match(a.message!, /^이미 다른 주문으로 결제된 결제라 자동 취소를 요청했으나 결제사가 거절해 다시 요청합니다: NOT_CANCELABLE_PAYMENT/);
     assert.equal(await orderState(second), 'DONE', 'the processor still holds the charge');
     const j = (await job(second))!;
     assert.deepEqual([j.kind, j.status, Number(j.run_at), j.max_attempts, j.store_code, JSON.parse(j.payload)], ['gateway.order-void', 'PENDING', NOW + 60_000, 10, t.storeCode, { paymentId: p.id, attemptId: second }]);
@@ -138,10 +165,18 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
     const now = (await t.app.sunap.gateway.findByStore(t.platformCode, t.storeCode, seq))!;
     assert.deepEqual([now.state, now.processor_order], ['APPROVE_COMPLETE', first]);
 
+    // What the store's team sees: the order on the payment's timeline, and the audit log.
+    const page = `/console/payments/${encodeURIComponent(seq)}`;
+    assert.match(textOf((await c.get(page)).text), /결제창: 자동 취소 재시도 중 \(결제사에 남은 승인\)/);
+    assert.match(textOf((await c.get('/console/settings')).text), new RegExp(`Sunap \\(자동\\) 맞지 않는 결제의 자동 취소 실패, 재시도 ${seq}`));
+    await inChromium(page, /자동 취소 재시도 중 \(결제사에 남은 승인\)/, 'payment-voiding');
+
     await retryVoid(ctx, { paymentId: p.id, attemptId: second }, false);
     assert.equal((await attempt(second)).status, 'CANCELED');
     assert.equal(await orderState(second), 'CANCELED');
     assert.deepEqual([sandbox.lookups, sandbox.reached], [1, 1], 'looked up first, then one cancel reached the processor');
+    assert.doesNotMatch(textOf((await c.get(page)).text), /자동 취소 재시도 중/);
+    assert.match(textOf((await c.get('/console/settings')).text), new RegExp(`맞지 않는 결제 재시도로 자동 취소 ${seq}`));
     assert.deepEqual((await audit(seq)).map((x) => x.action), ['payment.void_pending', 'payment.void_done']);
     assert.equal(await gauge(), '0');
     // A second run (a crash after the commit) finds nothing to do.
@@ -153,7 +188,7 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
   test('the void\'s answer lost after it acted: the look-up finds it cancelled; no second cancel', async () => {
     const { p, seq, second } = await doubled(['lose-after']);
     assert.equal((await attempt(second)).status, 'VOIDING');
-    assert.match((await attempt(second)).message!, /응답을 받지 못해 결제사에 조회한 뒤/);
+    assert.match((await attempt(second)).message!, /^이미 다른 주문으로 결제된 결제라 자동 취소를 요청했으나 결제사 응답이 없어, 조회한 뒤 다시 요청합니다$/);
     assert.equal(await orderState(second), 'CANCELED', 'the processor did cancel');
     await retryVoid(ctx, { paymentId: p.id, attemptId: second }, false);
     assert.equal((await attempt(second)).status, 'CANCELED');
@@ -244,7 +279,7 @@ forEachEngine('the automatic void of a window order the payment cannot take', (e
     }
     const a = await attempt(order.orderId);
     assert.equal(a.status, 'VOIDING');
-    assert.match(a.message!, /결제 금액이 주문 금액과 달라/);
+    assert.match(a.message!, /^주문 금액과 다른 결제라 자동 취소를 요청했으나 결제사가 거절해/);
     assert.equal(await orderState(order.orderId), 'DONE');
     assert.ok(await job(order.orderId));
     assert.deepEqual((await audit(seq)).map((x) => x.action), ['payment.void_pending']);
