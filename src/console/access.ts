@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ACCESS, can, type AccessLevel, type Action } from '../invoicing/index.js';
+import { can, requireEntries, type Action, type RouteAccess } from '../invoicing/index.js';
 import { AppError } from '../platform/errors.js';
 import type { App } from '../platform/http.js';
 
@@ -111,44 +111,12 @@ export const CONSOLE_ROUTES: Record<string, Action> = {
   'POST /console/settings/processor/reset': 'settings.processor',
 };
 
-/** What a console route is, set on its config when it is registered (onRoute, below). */
-export interface RouteAccess {
-  action: Action;
-  role: AccessLevel;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The console route's action and least role, from CONSOLE_ROUTES (never written by a route file). */
-    access?: RouteAccess;
-  }
-}
-
-/** The table's key of a route: HEAD is served by its GET. */
-export function routeKey(method: string, url: string): string {
-  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
-}
-
 /**
  * Installs the check at registration, before any route of the plugin: a route without an entry
  * throws, so `app.ready()` (and `sunap serve`) fails naming the route; a stale entry fails too.
- * The entry is copied onto the route's config, which the request hook reads.
  */
-export function requireEntries(app: App, table: Record<string, Action> = CONSOLE_ROUTES): void {
-  const seen = new Set<string>();
-  app.addHook('onRoute', (opts) => {
-    for (const method of [opts.method].flat()) {
-      const key = routeKey(method, opts.url ?? '');
-      const action = table[key];
-      if (!action) throw new Error(`console route ${key} has no entry in CONSOLE_ROUTES (src/console/access.ts): name its action there (src/console/README.md, "Adding a page")`);
-      seen.add(key);
-      opts.config = { ...opts.config, access: { action, role: ACCESS[action].role } };
-    }
-  });
-  app.addHook('onReady', async () => {
-    const stale = Object.keys(table).filter((k) => !seen.has(k));
-    if (stale.length) throw new Error(`CONSOLE_ROUTES (src/console/access.ts) names routes that do not exist: ${stale.join(', ')}`);
-  });
+export function requireConsoleEntries(app: App, table: Record<string, Action> = CONSOLE_ROUTES): void {
+  requireEntries(app, table, { what: 'console', tableName: 'CONSOLE_ROUTES (src/console/access.ts)' });
 }
 
 /** The route's entry, if it has one (a public route needs no session). */

@@ -11,7 +11,7 @@ import type { Database } from '../db/index.js';
 import type { Clock } from '../platform/clock.js';
 import { hmacToken } from '../platform/crypto.js';
 import type { App } from '../platform/http.js';
-import { checkAccess, requireEntries } from './access.js';
+import { checkAccess, requireConsoleEntries } from './access.js';
 import { AuditLog } from './audit.js';
 import { CSV_LIMITS } from './csv-upload.js';
 import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
@@ -39,7 +39,7 @@ export { AUDIT_ACTIONS } from './audit.js';
 export { SESSION } from './sessions.js';
 export { OPERATOR, PasswordResets, RESET_TTL_MS } from './password-resets.js';
 export { AuditLog } from './audit.js';
-export { CONSOLE_ROUTES, routeKey } from './access.js';
+export { CONSOLE_ROUTES } from './access.js';
 
 /** The console's own services, built on the domains' public surfaces. */
 export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps, 'gateway' | 'invoicing' | 'clock'> & { clock: Clock }) {
@@ -61,7 +61,7 @@ export function createConsoleParts(db: Kysely<Database>, deps: Pick<ConsoleDeps,
  */
 export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: Buffer }): Promise<void> {
   // First, before any route: every route registered below must have its entry.
-  requireEntries(app);
+  requireConsoleEntries(app);
   const cookieOpts = { path: '/console', httpOnly: true, sameSite: 'lax' as const, secure: deps.secureCookies };
   await app.register(cookie);
   await app.register(csrf, {

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { AccountRole } from './invoice-state.js';
 import type { Account } from './repository.js';
 
@@ -30,6 +31,7 @@ export const ACCESS = {
   'session.refresh': { role: 'public', ko: 'API 토큰 갱신', en: 'Refresh an API token' },
   'invite.accept': { role: 'public', ko: '초대 수락', en: 'Accept an invite' },
   'password.reset': { role: 'public', ko: '비밀번호 재설정 링크 사용', en: 'Use a password reset link' },
+  'invoice.publicLookup': { role: 'public', ko: '청구서 번호로 공개 조회 (고객용, 연락처 가려짐)', en: 'Look an invoice up by its number (the customer\'s, contact data masked)' },
 
   // Any member (viewer and up): reading, and one's own account.
   'session.signOut': { role: 'viewer', ko: '로그아웃', en: 'Sign out' },
@@ -91,4 +93,100 @@ export function roleFor(action: Action): AccessLevel {
 export function can(member: Pick<Account, 'role'> | null | undefined, action: Action): boolean {
   const needed = ACCESS_RANK[ACCESS[action].role];
   return needed === ACCESS_RANK.public || (!!member && ACCESS_RANK[member.role] >= needed);
+}
+
+/**
+ * Every /app/v1 route and its action, keyed as Fastify registers it: the invoicing API reads the
+ * same table as the console. A token's member needs the action's role (a viewer reads; 403 / -4
+ * otherwise); the app does not start while an /app/v1 route has no entry.
+ */
+export const API_ROUTES: Record<string, Action> = {
+  'POST /app/v1/auth/login': 'session.signIn',
+  'POST /app/v1/auth/refresh': 'session.refresh',
+  'POST /app/v1/auth/logout': 'session.signOut',
+  'GET /app/v1/sales/public/bill/:transSeqNo': 'invoice.publicLookup',
+
+  'GET /app/v1/points/me': 'points.view',
+  'GET /app/v1/sales/bill': 'invoices.view',
+  'GET /app/v1/sales/bill/:id': 'invoices.view',
+  'GET /app/v1/sales/summary': 'invoices.view',
+  'POST /app/v1/sales/bill/:id/refresh-status': 'invoices.view',
+  'POST /app/v1/sales/bill': 'invoice.send',
+  'POST /app/v1/sales/bill/resend': 'invoice.resend',
+  'PUT /app/v1/sales/bill/:id': 'invoice.cancel',
+  'DELETE /app/v1/sales/bill/:id': 'invoice.delete',
+
+  'GET /app/v1/classes': 'classes.view',
+  'GET /app/v1/classes/:id': 'classes.view',
+  'GET /app/v1/classes/:id/month': 'classes.view',
+  'POST /app/v1/classes': 'class.edit',
+  'PUT /app/v1/classes/:id': 'class.edit',
+  'POST /app/v1/classes/:id/archive': 'class.edit',
+  'POST /app/v1/classes/:id/unarchive': 'class.edit',
+  'PUT /app/v1/classes/:id/members': 'class.edit',
+  'POST /app/v1/classes/:id/members': 'class.edit',
+  'DELETE /app/v1/classes/:id/members/:memberId': 'class.edit',
+  'POST /app/v1/classes/:id/remind': 'class.remind',
+
+  'GET /app/v1/schedules': 'schedules.view',
+  'GET /app/v1/schedules/:id': 'schedules.view',
+  'GET /app/v1/schedules/:id/runs/:runId': 'schedules.view',
+  'POST /app/v1/schedules': 'schedule.edit',
+  'POST /app/v1/schedules/:id/pause': 'schedule.edit',
+  'POST /app/v1/schedules/:id/resume': 'schedule.edit',
+
+  'GET /app/v1/deliveries': 'deliveries.view',
+  'GET /app/v1/deliveries/:id': 'deliveries.view',
+  'POST /app/v1/deliveries/:id/redeliver': 'delivery.redeliver',
+  'POST /app/v1/deliveries/recover': 'delivery.redeliver',
+  'GET /app/v1/webhook-endpoints': 'deliveries.view',
+  'GET /app/v1/webhook-endpoints/:id': 'deliveries.view',
+  'POST /app/v1/webhook-endpoints': 'endpoint.edit',
+  'PATCH /app/v1/webhook-endpoints/:id': 'endpoint.edit',
+  'DELETE /app/v1/webhook-endpoints/:id': 'endpoint.edit',
+  'POST /app/v1/webhook-endpoints/:id/rotate-secret': 'endpoint.edit',
+  'POST /app/v1/webhook-endpoints/:id/test': 'endpoint.edit',
+};
+
+/** What a route is, set on its config when it is registered (requireEntries): the request checks read it. */
+export interface RouteAccess {
+  action: Action;
+  role: AccessLevel;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route's action and least role, from CONSOLE_ROUTES or API_ROUTES (never written by a route file). */
+    access?: RouteAccess;
+  }
+}
+
+/** A table's key of a route: HEAD is served by its GET. */
+export function routeKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+/**
+ * Installs the registration check on `app` before its routes: each route it covers (`covers`,
+ * by URL) must have an entry in `table`, or the route's registration throws, so `app.ready()`
+ * (and `sunap serve`) fails naming it; an entry that names no route fails `ready()` too. The
+ * entry is copied onto the route's config, which the request checks read.
+ */
+export function requireEntries(app: FastifyInstance, table: Record<string, Action>, o: { what: string; tableName: string; covers?: (url: string) => boolean }): void {
+  const seen = new Set<string>();
+  app.addHook('onRoute', (opts) => {
+    const url = opts.url ?? '';
+    if (o.covers && !o.covers(url)) return;
+    for (const method of [opts.method].flat()) {
+      const key = routeKey(method, url);
+      const action = table[key];
+      if (!action) throw new Error(`${o.what} route ${key} has no entry in ${o.tableName}: name its action there (src/console/README.md, "Adding a page")`);
+      seen.add(key);
+      opts.config = { ...opts.config, access: { action, role: ACCESS[action].role } };
+    }
+  });
+  app.addHook('onReady', async () => {
+    const stale = Object.keys(table).filter((k) => !seen.has(k));
+    if (stale.length) throw new Error(`${o.tableName} names routes that do not exist: ${stale.join(', ')}`);
+  });
 }

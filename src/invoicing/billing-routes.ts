@@ -45,9 +45,9 @@ const CLASS_EXAMPLE = {
 
 /**
  * Billing that runs itself (docs/reference.md, section 17): classes, with the invoicing
- * routes' token hooks: reading needs any member of the team, changes a manager or an owner.
+ * routes' token hook; the role each call needs is its action's in API_ROUTES (src/invoicing/access.ts).
  */
-export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hooks: Hooks; writeHooks: Hooks; accountOf: (req: FastifyRequest) => string; storeOf: (req: FastifyRequest) => string }): void {
+export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hooks: Hooks; accountOf: (req: FastifyRequest) => string; storeOf: (req: FastifyRequest) => string }): void {
   const { classes, schedules } = d.billing;
   const acc = d.accountOf;
 
@@ -57,7 +57,7 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
   }, async (req) => ok(req, { classes: await classes.list(acc(req), { archived: req.query.archived === 'true' }) }));
 
   app.post('/app/v1/classes', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...doc('Create a class', `A name (1–40), a memo, and up to ${MAX_CLASS_MEMBERS} members: name 1–30, phone 10–11 digits, optional guardianPhone (the messages go there), amount (absent: the template's) with optional items that add up to it, memo. A person (name and phone) is in a class once. At most ${MAX_CLASSES} classes per team.`),
       body: { ...ClassBody, examples: [CLASS_EXAMPLE] }, response: { 200: Envelope(ClassDetail), ...errors(400, 401, 403) },
@@ -70,13 +70,13 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
   }, async (req) => ok(req, await classes.get(acc(req), req.params.id)));
 
   app.put('/app/v1/classes/:id', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: { ...doc('Rename a class or change its memo', 'Members are changed with .../members.'), params: ClassId, body: { ...Type.Omit(ClassBody, ['members']), examples: [{ name: '초등 피아노 B반', memo: '화·목 5시' }] }, response: { 200: Envelope(ClassSummary), ...errors(400, 401, 403, 404) } },
   }, async (req) => ok(req, await classes.update(acc(req), req.params.id, req.body)));
 
   for (const [path, archived] of [['archive', true], ['unarchive', false]] as const) {
     app.post(`/app/v1/classes/:id/${path}`, {
-      ...d.writeHooks,
+      ...d.hooks,
       schema: {
         ...doc(archived ? 'Archive a class' : 'Bring an archived class back', archived ? 'Hidden from the list; its schedules bill nothing while it is archived (each run says so). No body.' : 'Listed again; its schedules bill it again from their next run. No body.'),
         params: ClassId, response: { 200: Envelope(ClassSummary), ...errors(400, 401, 403, 404) },
@@ -85,17 +85,17 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
   }
 
   app.put('/app/v1/classes/:id/members', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: { ...doc('Replace every member of a class', 'All or nothing; the same rules as creation.'), params: ClassId, body: { ...ClassMembersBody, examples: [{ members: CLASS_EXAMPLE.members }] }, response: { 200: Envelope(Type.Array(MemberView)), ...errors(400, 401, 403, 404) } },
   }, async (req) => ok(req, await classes.replaceMembers(acc(req), req.params.id, req.body.members)));
 
   app.post('/app/v1/classes/:id/members', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: { ...doc('Add members at the end of a class', `Someone already in the class (same name and phone): 400 / -20. At most ${MAX_CLASS_MEMBERS} in all.`), params: ClassId, body: { ...ClassMembersBody, examples: [{ members: [{ name: '최별', phone: '01045678901', amount: 128000 }] }] }, response: { 200: Envelope(Type.Array(MemberView)), ...errors(400, 401, 403, 404) } },
   }, async (req) => ok(req, await classes.addMembers(acc(req), req.params.id, req.body.members)));
 
   app.delete('/app/v1/classes/:id/members/:memberId', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: { ...doc('Remove a member from a class', 'Invoices already sent stay as they are.'), params: MemberParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404) } },
   }, async (req) => {
     await classes.removeMember(acc(req), req.params.id, req.params.memberId);
@@ -126,7 +126,7 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
   }, async (req) => ok(req, { schedules: await schedules.list(acc(req)) }));
 
   app.post('/app/v1/schedules', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...doc('Bill a class with a template every month, or once', `MONTHLY: dayOfMonth 1–31 (29–31 fall on the last day of a shorter month) and time HH:MM, KST. ONCE: at (yyyy-MM-dd'T'HH:mm, KST). Each period (a month, or the one time) is billed at most once. A run short of points sends nothing, says so in the audit log and the console, and is tried again every ${POINTS_RETRY_MINUTES} minutes until its period ends (the next month's moment; ${ONCE_PERIOD_DAYS} days for ONCE). dueDays (0–365) overrides the template's "due N days after sending"; reminders {beforeDays, afterDays, times} reminds the unpaid. At most ${MAX_SCHEDULES} schedules per team.`),
       body: Type.Object(ScheduleBody.properties, { examples: [SCHEDULE_EXAMPLE] }), response: { 200: Envelope(ScheduleView), ...errors(400, 401, 403) },
@@ -149,7 +149,7 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
 
   for (const [path, pause] of [['pause', true], ['resume', false]] as const) {
     app.post(`/app/v1/schedules/:id/${path}`, {
-      ...d.writeHooks,
+      ...d.hooks,
       schema: {
         ...doc(pause ? 'Pause a schedule' : 'Resume a paused schedule', pause ? 'Nothing is billed while paused. No body.' : 'Billing goes on from the next planned moment (a month whose moment passed while paused is not billed late); a one-time schedule not yet billed runs at its moment, or at once if it passed. No body.'),
         params: ScheduleId, response: { 200: Envelope(ScheduleView), ...errors(400, 401, 403, 404, 409) },
@@ -182,7 +182,7 @@ export function billingRoutes(app: App, d: { billing: Billing; clock: Clock; hoo
   }, async (req) => ok(req, await months.month(acc(req), req.params.id, monthOf(req.query))));
 
   app.post('/app/v1/classes/:id/remind', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...doc('Remind the unpaid of a class\'s month now', 'A reminder (a resend: the same link, one message\'s points, REMINDER in the history) to every unpaid invoice of the month already sent, now, or at 08:00 KST when it is between 21:00 and 08:00. Read remindCost from the month first. Answers how many and when.'),
       params: ClassId, querystring: MonthQuery, response: { 200: Envelope(Type.Object({ reminders: Type.Integer(), at: Kst })), ...errors(400, 401, 403, 404) },

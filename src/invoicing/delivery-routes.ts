@@ -18,9 +18,9 @@ const doc = (summary: string, description: string) => ({ tags, summary, descript
 
 /**
  * The delivery log (docs/reference.md, "Deliveries"), with the invoicing routes' token hooks:
- * reading needs any member of the team, redelivery and recovery a manager or an owner.
+ * the role each call needs is its action's in API_ROUTES (src/invoicing/access.ts).
  */
-export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: EndpointService; hooks: Hooks; writeHooks: Hooks; storeOf: (req: FastifyRequest) => string }): void {
+export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: EndpointService; hooks: Hooks; storeOf: (req: FastifyRequest) => string }): void {
   const { log, endpoints, storeOf } = d;
   app.get('/app/v1/deliveries', {
     ...d.hooks,
@@ -39,7 +39,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await log.detail(storeOf(req), req.params.id)));
 
   app.post('/app/v1/deliveries/:id/redeliver', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...doc('Send a delivery again now', 'Queues a manual attempt with the same delivery number and body, signed afresh; if it fails, the job retries on the usual schedule. A failed delivery is pending again. A viewer: 403 / -4.'),
       params: DeliveryParams, response: { 200: Envelope(DeliverySummary), ...errors(400, 401, 403, 404) },
@@ -47,7 +47,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await log.redeliver(storeOf(req), req.params.id)));
 
   app.post('/app/v1/deliveries/recover', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...doc('Re-queue every failed delivery since a time', 'Every failed delivery of the store created at or after since is pending again with a manual attempt queued (at most 1000 a call; more: true asks for another call). A viewer: 403 / -4.'),
       body: RecoverBody, response: { 200: Envelope(RecoverResult), ...errors(400, 401, 403) },
@@ -64,7 +64,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await endpoints.list(storeOf(req))));
 
   app.post('/app/v1/webhook-endpoints', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...edoc('Register a webhook endpoint', 'Events: bill.paid, bill.canceled, payment.approved, payment.canceled. The answer carries the secret (whsec_...) this once. Deliveries carry webhook-id, webhook-timestamp and webhook-signature (Standard Webhooks) and X-Service-Event, X-Service-Delivery, X-Service-Signature. At most 10 per store.'),
       body: EndpointCreateBody, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403) },
@@ -77,7 +77,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await endpoints.get(storeOf(req), req.params.id)));
 
   app.patch('/app/v1/webhook-endpoints/:id', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...edoc('Change, enable or disable an endpoint', 'enabled: false stops its deliveries (queued ones fail with "not sent"); true enables it again.'),
       params: EndpointParams, body: EndpointUpdateBody, response: { 200: Envelope(EndpointSchema), ...errors(400, 401, 403, 404) },
@@ -85,7 +85,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await endpoints.update(storeOf(req), req.params.id, req.body)));
 
   app.delete('/app/v1/webhook-endpoints/:id', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: { ...edoc('Remove an endpoint', 'Its deliveries stay in the log.'), params: EndpointParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404) } },
   }, async (req) => {
     await endpoints.remove(storeOf(req), req.params.id);
@@ -93,7 +93,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   });
 
   app.post('/app/v1/webhook-endpoints/:id/rotate-secret', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...edoc('Rotate the endpoint\'s secret', 'The answer carries the new secret this once. For 24 hours deliveries carry two signatures in webhook-signature (new and old), so a receiver can switch without losing any. Two rotations at once take turns; one beaten by others five times in a row answers 409 / -24 and changes nothing.'),
       params: EndpointParams, response: { 200: Envelope(EndpointWithSecret), ...errors(400, 401, 403, 404, 409) },
@@ -101,7 +101,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   }, async (req) => ok(req, await endpoints.rotate(storeOf(req), req.params.id)));
 
   app.post('/app/v1/webhook-endpoints/:id/test', {
-    ...d.writeHooks,
+    ...d.hooks,
     schema: {
       ...edoc('Send a test event', 'Delivers {"event":"webhook.test",...} to the endpoint now, signed like every delivery; follow it with GET /app/v1/deliveries/{deliveryId}. A disabled endpoint: 409 / -24.'),
       params: EndpointParams, response: { 200: Envelope(TestEventResult), ...errors(400, 401, 403, 404, 409) },

@@ -34,7 +34,7 @@ export { RECHARGE_LIMITS, RechargeService, WON_PER_POINT, type RechargeStart } f
 export type { Account } from './repository.js';
 export { BillItem, CreateBillBody, TemplateBody } from './schemas.js';
 export { hasRole, isRole, ROLE_RANK, setRoleByEmail, TeamService } from './team.js';
-export { ACCESS, ACCESS_RANK, can, isAction, roleFor, type AccessLevel, type Action } from './access.js';
+export { ACCESS, ACCESS_RANK, API_ROUTES, can, isAction, requireEntries, roleFor, routeKey, type AccessLevel, type Action, type RouteAccess } from './access.js';
 export { MAX_TEMPLATES, TemplateService, type TemplateView } from './templates.js';
 export { invoiceLines, itemView } from './items.js';
 export * from './invoice-state.js';

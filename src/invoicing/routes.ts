@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { AppError } from '../platform/errors.js';
+import { API_ROUTES, can, requireEntries } from './access.js';
 import { ok, type App } from '../platform/http.js';
 import { dropNulls, isPlainObject } from '../platform/validation.js';
 import type { EndpointService } from '../gateway/index.js';
@@ -46,20 +47,24 @@ export interface InvoicingRouteDeps {
 
 /**
  * Thin routes (docs/architecture.md): validate with the schema on the route, authorize with
- * the token hook, one service call. Authentication runs first (onRequest), so a request
- * without a valid token learns nothing about validation. SDK-style nulls are dropped before
+ * the token hook (the member's role against the route's action in API_ROUTES), one service
+ * call. Authentication runs first (onRequest), so a request without a valid token learns
+ * nothing about validation. SDK-style nulls are dropped before
  * validation (preValidation), so `field: null` reads as absent everywhere.
  */
 export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const { auth, invoices: svc } = deps;
+  // Every /app/v1 route is an action of API_ROUTES (src/invoicing/access.ts), or the app does not start.
+  requireEntries(app, API_ROUTES, { what: 'invoicing API', tableName: 'API_ROUTES (src/invoicing/access.ts)', covers: (url) => url.startsWith('/app/v1/') });
+  // The token first (401 before 403), then the member's role against the route's action: a
+  // viewer reads; what changes something needs a manager or an owner (the table says which).
   const authed = async (req: FastifyRequest) => {
     const { tenant, member } = await auth.authenticate(req.headers['x-access-token']);
     req.account = tenant;
     req.member = member;
-  };
-  // A viewer reads; every call that changes something needs a manager or an owner.
-  const writer = async (req: FastifyRequest) => {
-    if (req.member?.role === 'viewer') throw new AppError('FORBIDDEN', 'account: a viewer may only read');
+    const access = req.routeOptions.config.access;
+    if (!access) throw new AppError('FORBIDDEN', 'account: this call is not open to any role');
+    if (!can(member, access.action)) throw new AppError('FORBIDDEN', member.role === 'viewer' ? 'account: a viewer may only read' : `account: this needs the ${access.role} role`);
   };
   const nulls = async (req: FastifyRequest) => {
     if (isPlainObject(req.body)) req.body = dropNulls(req.body);
@@ -67,12 +72,11 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   const account = (req: FastifyRequest) => req.account!;
   /** The token check, then nulls dropped before validation; public routes skip the token check. */
   const hooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: authed, preValidation: nulls };
-  const writeHooks: Pick<RouteShorthandOptions, 'onRequest' | 'preValidation'> = { onRequest: [authed, writer], preValidation: nulls };
   const publicHooks: Pick<RouteShorthandOptions, 'preValidation'> = { preValidation: nulls };
   const doc = (summary: string, description: string | undefined, isPublic = false) => ({ tags, summary, description, ...(isPublic ? {} : { security }) });
 
-  deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, writeHooks, storeOf: (req) => account(req).store_code });
-  billingRoutes(app, { billing: deps.billing, clock: deps.billing.clock, hooks, writeHooks, accountOf: (req) => account(req).id, storeOf: (req) => account(req).store_code });
+  deliveryRoutes(app, { log: deps.deliveries, endpoints: deps.endpoints, hooks, storeOf: (req) => account(req).store_code });
+  billingRoutes(app, { billing: deps.billing, clock: deps.billing.clock, hooks, accountOf: (req) => account(req).id, storeOf: (req) => account(req).store_code });
 
   // ---- auth ------------------------------------------------------------------------------------
 
@@ -115,7 +119,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   // ---- invoices --------------------------------------------------------------------------------
 
   app.post('/app/v1/sales/bill', {
-    ...writeHooks,
+    ...hooks,
     schema: {
       ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. dueDate (optional, yyyy-MM-dd, today to 365 days ahead) is shown in the message and on the pages. Read the outcome with the list or detail.'),
       body: CreateBillBody,
@@ -154,7 +158,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   }, async (req) => ok(req, await svc.summary(account(req).id, req.query.month)));
 
   app.post('/app/v1/sales/bill/resend', {
-    ...writeHooks,
+    ...hooks,
     schema: {
       ...doc('Send invoices again', 'Only already-sent unpaid invoices, with the same link and their stored channel; the others are SKIPPED with a reason. Points of every resendable one are reserved at once or the request is refused (409 / -21); a failed send returns its points.'),
       body: ResendBody, response: { 200: Envelope(Type.Array(ResendSummary)), ...errors(400, 401, 403, 409) },
@@ -170,7 +174,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   }, async (req) => ok(req, await svc.detail(account(req).id, req.params.id)));
 
   app.delete('/app/v1/sales/bill/:id', {
-    ...writeHooks,
+    ...hooks,
     schema: {
       ...doc('Delete an unpaid invoice', 'PENDING only (otherwise 409 / -24). The gateway payment becomes STORE_DELETE so the link no longer pays; the invoice disappears from the list, the detail and the public lookup.'),
       params: BillParams, response: { 200: Envelope(Type.Null()), ...errors(400, 401, 403, 404, 409) },
@@ -181,7 +185,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   });
 
   app.put('/app/v1/sales/bill/:id', {
-    ...writeHooks,
+    ...hooks,
     schema: {
       ...doc('Cancel (refund) a paid invoice in full', 'DONE → CANCELED through a full card cancel; answers the detail. A CANCELED invoice answers its detail again. PENDING: 409 / -24. A card cancel failure: 502 / -30, the invoice stays DONE.'),
       params: BillParams, response: { 200: Envelope(BillDetail), ...errors(400, 401, 403, 404, 409, 502) },

@@ -1,7 +1,31 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Fastify from 'fastify';
+import { checkAccess, CONSOLE_ROUTES, requireConsoleEntries } from '../../src/console/access.js';
+import { consoleErrorHandler } from '../../src/console/http.js';
+import { ACCESS, ACCESS_RANK, API_ROUTES, can, type AccessLevel } from '../../src/invoicing/index.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { addMember, ConsoleClient, newOwner, ownerClient, textOf } from './support.js';
+
+/**
+ * Every route of the running app (method and URL), read from Fastify's own route tree
+ * (printRoutes), so a route is in this list because the app serves it, not because a test or
+ * the table names it. HEAD is left out: Fastify serves it with the GET.
+ */
+function servedRoutes(app: { printRoutes(o: { commonPrefix: boolean }): string }): string[] {
+  const out: string[] = [];
+  const stack: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const m = /^([│ ]*)[├└]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!m) continue;
+    const depth = m[1]!.length / 4;
+    stack.length = depth;
+    stack.push(m[2]!);
+    const url = stack.join('');
+    for (const method of (m[3] ?? '').split(', ').filter((x) => x && x !== 'HEAD')) out.push(`${method} ${url}`);
+  }
+  return out;
+}
 
 forEachEngine('console: sign-in, sessions, team and tenants', (engine) => {
   const t = withApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '0' });
@@ -169,4 +193,223 @@ forEachEngine('console: sign-in, sessions, team and tenants', (engine) => {
     // Put it back for the other tests of this suite.
     await db().updateTable('stores').set({ name: '행복 피아노 학원', ceo_name: '김대표', biz_reg_num: '1234567890', tel: '0212345678' }).where('code', '=', t.storeCode).execute();
   });
+});
+
+// What each level is, in the order the console's roles are ranked; `anonymous` is nobody signed in.
+const WHO = ['anonymous', 'viewer', 'manager', 'owner'] as const;
+type Who = (typeof WHO)[number];
+
+/** A route's URL with its parameters filled by ids that name nothing (the role check comes before any lookup). */
+const fill = (url: string) => url.replace(/:(\w+)/g, (_, p: string) => (p === 'token' ? 'x'.repeat(43) : p === 'seq' ? 'TNOSUCHPAYMENT0001' : `nosuch-${p}`));
+const refusedPage = (r: { status: number; text: string }) => r.status === 403 && textOf(r.text).includes('권한이 없습니다');
+
+forEachEngine('console: one table of action → role, refusing by default', (engine) => {
+  const t = withApp(engine, { SUNAP_LOGIN_RATE_LIMIT: '0' });
+
+  test('the app serves exactly the routes of CONSOLE_ROUTES, and every entry names an action of the one table', () => {
+    const served = servedRoutes(t.app).filter((k) => k.split(' ')[1]!.startsWith('/console'));
+    assert.ok(served.length >= 80, `the console's routes were read from the app (${served.length})`);
+    assert.deepEqual([...served].sort(), Object.keys(CONSOLE_ROUTES).sort());
+    for (const [key, action] of Object.entries(CONSOLE_ROUTES)) assert.ok(Object.hasOwn(ACCESS, action), `${key}: ${action}`);
+  });
+
+  test('every console route, GET and POST with a valid CSRF token, as nobody, a viewer, a manager and an owner: allowed or refused exactly as the table says', async () => {
+    const { c: ownerC } = await ownerClient(t, { points: 100 });
+    const clients: Record<Who, ConsoleClient> = {
+      anonymous: new ConsoleClient(t),
+      viewer: (await addMember(t, ownerC, 'viewer')).c,
+      manager: (await addMember(t, ownerC, 'manager')).c,
+      owner: (await addMember(t, ownerC, 'owner')).c,
+    };
+    // Sign-out ends the session it is sent from: it goes last.
+    const routes = servedRoutes(t.app).filter((k) => k.split(' ')[1]!.startsWith('/console')).sort((a, b) => Number(a === 'POST /console/logout') - Number(b === 'POST /console/logout'));
+    const seen = new Map<AccessLevel, { allowed: Set<Who>; refused: Set<Who> }>();
+    for (const key of routes) {
+      const [method, url] = key.split(' ') as [string, string];
+      const action = CONSOLE_ROUTES[key]!;
+      const level = ACCESS[action].role;
+      for (const who of WHO) {
+        const c = clients[who];
+        const path = fill(url);
+        const r = method === 'GET' ? await c.get(path)
+          : await c.post(path, {}, { csrf: await c.csrf(who === 'anonymous' ? '/console/login' : '/console/account') });
+        const allowed = who === 'anonymous' ? level === 'public' : can({ role: who }, action);
+        const label = `${who} ${key} (${action}: ${level}) → ${r.status}`;
+        if (allowed) {
+          assert.ok(!refusedPage(r) && r.status !== 403, `allowed: ${label} ${textOf(r.text).slice(0, 200)}`);
+          assert.ok(r.status < 500, `no 500: ${label} ${textOf(r.text).slice(0, 300)}`);
+          if (who === 'anonymous') assert.ok(!(r.status === 303 && r.location?.startsWith('/console/login?')), `public: ${label}`);
+        } else if (who === 'anonymous') {
+          assert.equal(r.status, 303, label);
+          assert.match(r.location!, /^\/console\/login/, label);
+        } else {
+          assert.ok(refusedPage(r), `refused with the Korean page: ${label} ${textOf(r.text).slice(0, 200)}`);
+        }
+        const s = seen.get(level) ?? { allowed: new Set(), refused: new Set() };
+        s[allowed ? 'allowed' : 'refused'].add(who);
+        seen.set(level, s);
+      }
+    }
+    // Both sides of every boundary were crossed: each level has routes, allowed to its role and
+    // the ones above it, refused to the ones below.
+    const rank = (w: Who) => (w === 'anonymous' ? ACCESS_RANK.public : ACCESS_RANK[w]);
+    for (const level of ['public', 'viewer', 'manager', 'owner'] as const) {
+      const s = seen.get(level);
+      assert.ok(s, `the console has ${level} routes`);
+      assert.deepEqual([...s.allowed].sort(), WHO.filter((w) => rank(w) >= ACCESS_RANK[level]).sort(), `${level}: allowed`);
+      assert.deepEqual([...s.refused].sort(), WHO.filter((w) => rank(w) < ACCESS_RANK[level]).sort(), `${level}: refused`);
+    }
+  });
+
+  test('the invoicing API reads the same table: every /app/v1 route, with a viewer\'s, a manager\'s and an owner\'s token, allowed or refused (403 / -4) exactly as it says', async () => {
+    const served = servedRoutes(t.app).filter((k) => k.split(' ')[1]!.startsWith('/app/v1/'));
+    assert.ok(served.length >= 40, `the API's routes were read from the app (${served.length})`);
+    assert.deepEqual([...served].sort(), Object.keys(API_ROUTES).sort());
+    const { c: ownerC } = await ownerClient(t, { points: 100 });
+    const token = async (role: 'viewer' | 'manager' | 'owner') => {
+      const m = await addMember(t, ownerC, role);
+      return { 'x-access-token': (await t.post('/app/v1/auth/login', { email: m.email, password: m.password })).body.result_data.accessToken as string };
+    };
+    const tokens = { viewer: await token('viewer'), manager: await token('manager'), owner: await token('owner') };
+    const levels = new Map<AccessLevel, Set<string>>();
+    // Signing out revokes the token it is sent with: it goes last.
+    for (const key of [...served].sort((a, b) => Number(a === 'POST /app/v1/auth/logout') - Number(b === 'POST /app/v1/auth/logout'))) {
+      const [method, url] = key.split(' ') as [string, string];
+      const action = API_ROUTES[key]!;
+      const level = ACCESS[action].role;
+      if (level === 'public') {
+        levels.set(level, new Set(['anyone']));
+        continue; // no token is asked for (login, refresh, the public lookup): their own suites cover them
+      }
+      for (const who of ['viewer', 'manager', 'owner'] as const) {
+        const r = await t.request(method, fill(url), method === 'GET' || method === 'DELETE' ? undefined : {}, tokens[who]);
+        const allowed = can({ role: who }, action);
+        const label: string = `${who} ${key} (${action}: ${level}) → ${r.status} ${r.text.slice(0, 200)}`;
+        if (allowed) assert.ok(r.status !== 403 && r.body?.result_code !== -4 && r.status < 500, `allowed: ${label}`);
+        else {
+          assert.equal(r.status, 403, label);
+          assert.equal(r.body.result_code, -4, label);
+          assert.equal(r.body.result_msg, 'account: a viewer may only read', label);
+        }
+        const s = levels.get(level) ?? new Set<string>();
+        s.add(`${who}:${allowed}`);
+        levels.set(level, s);
+      }
+    }
+    // Both sides of the boundary the API has: a viewer refused and a manager allowed.
+    assert.deepEqual([...levels.get('manager')!].sort(), ['manager:true', 'owner:true', 'viewer:false']);
+    assert.deepEqual([...levels.get('viewer')!].sort(), ['manager:true', 'owner:true', 'viewer:true']);
+    assert.equal(levels.get('owner'), undefined, 'no API call needs an owner');
+  });
+
+  test('the navigation shows a member only the sections its role may open', async () => {
+    const { c } = await ownerClient(t);
+    const viewer = await addMember(t, c, 'viewer');
+    const manager = await addMember(t, c, 'manager');
+    const nav = async (cl: ConsoleClient) => (await cl.get('/console')).text;
+    for (const [cl, shown] of [[viewer.c, false], [manager.c, false], [c, true]] as const) {
+      const page = await nav(cl);
+      assert.equal(page.includes('href="/console/team"'), shown);
+      assert.equal(page.includes('href="/console/settings"'), shown);
+      assert.ok(page.includes('href="/console/payments"'));
+    }
+  });
+
+  test('an invite without a role makes a viewer', async () => {
+    const { c } = await ownerClient(t);
+    const r = await c.post('/console/team/invite', { email: `norole-${Date.now()}@example.com` }, { from: '/console/team' });
+    assert.equal(r.status, 200, textOf(r.text).slice(0, 300));
+    const email = /norole-\d+@example\.com/.exec(r.text)![0];
+    const row = await t.app.sunap.database.db.selectFrom('console_invites').select('role').where('email', '=', email).executeTakeFirstOrThrow();
+    assert.equal(row.role, 'viewer');
+    // The form offers viewer first-selected too.
+    assert.match((await c.get('/console/team')).text, /<option value="viewer" selected>/);
+  });
+});
+
+test('a console route with no entry: the app does not start, naming the route; a stale entry fails too; HEAD is its GET', async () => {
+  const build = async (table: Record<string, keyof typeof ACCESS>, routes: (s: import('fastify').FastifyInstance) => void) => {
+    const app = Fastify();
+    await app.register(async (s) => {
+      requireConsoleEntries(s, table);
+      routes(s);
+    }, { prefix: '/console' });
+    return app;
+  };
+  const listed = { 'GET /console/payments': 'payments.view', 'POST /console/payments/:seq/cancel': 'payment.cancel' } as const;
+  const ok = await build(listed, (s) => {
+    s.get('/payments', async () => 'list');
+    s.post('/payments/:seq/cancel', async () => 'cancel');
+  });
+  await ok.ready();
+  assert.equal((await ok.inject({ method: 'HEAD', url: '/console/payments' })).statusCode, 200, 'HEAD is served under the GET\'s entry');
+  await ok.close();
+
+  const unlisted = await build(listed, (s) => {
+    s.get('/payments', async () => 'list');
+    s.post('/payments/:seq/cancel', async () => 'cancel');
+    s.post('/payments/:seq/refund', async () => 'new');
+  }).then((app) => app.ready().then(() => app), (err: Error) => err);
+  assert.ok(unlisted instanceof Error, 'the app did not start');
+  assert.match(unlisted.message, /console route POST \/console\/payments\/:seq\/refund has no entry in CONSOLE_ROUTES/);
+
+  const stale = await build(listed, (s) => s.get('/payments', async () => 'list'));
+  await assert.rejects(async () => { await stale.ready(); }, /names routes that do not exist: POST \/console\/payments\/:seq\/cancel/);
+  await stale.close().catch(() => {});
+});
+
+test('an /app/v1 route with no entry in API_ROUTES: the app does not start', async () => {
+  const { requireEntries } = await import('../../src/invoicing/index.js');
+  const app = Fastify();
+  requireEntries(app, { 'GET /app/v1/points/me': 'points.view' }, { what: 'invoicing API', tableName: 'API_ROUTES', covers: (url) => url.startsWith('/app/v1/') });
+  app.get('/app/v1/points/me', async () => 'ok');
+  app.get('/healthz', async () => 'not covered');
+  assert.throws(() => app.get('/app/v1/points/history', async () => 'new'), /invoicing API route GET \/app\/v1\/points\/history has no entry in API_ROUTES/);
+  await app.close();
+});
+
+test('the request check refuses a route without an entry (403, the Korean page), even to an owner', async () => {
+  const app = Fastify();
+  await app.register(async (s) => {
+    s.setErrorHandler(consoleErrorHandler);
+    s.addHook('onRequest', async (req) => checkAccess(req));
+    s.get('/unlisted', async () => 'open');
+    s.get('/listed', { config: { access: { action: 'payments.view', role: 'viewer' } } }, async () => 'open');
+  }, { prefix: '/console' });
+  // Nobody signed in and no entry: refused. An entry and nobody: refused (the session hook sends them to sign in first).
+  const r = await app.inject('/console/unlisted');
+  assert.equal(r.statusCode, 403);
+  assert.ok(textOf(r.body).includes('권한이 없습니다'));
+  assert.ok(!r.body.includes('open'));
+  assert.equal((await app.inject('/console/listed')).statusCode, 403);
+  await app.close();
+});
+
+test('the one table, pinned: each action at its least role; docs/console.md lists every action with that role', async () => {
+  const expected: Record<AccessLevel, string[]> = {
+    public: ['invite.accept', 'invoice.publicLookup', 'password.reset', 'session.refresh', 'session.signIn'],
+    viewer: ['account.manage', 'classes.export', 'classes.view', 'deliveries.view', 'invoices.export', 'invoices.view', 'overview.view', 'payments.export', 'payments.view', 'points.view', 'schedules.view', 'session.signOut', 'templates.view'],
+    manager: ['class.edit', 'class.remind', 'classes.export.phones', 'delivery.redeliver', 'endpoint.edit', 'invoice.cancel', 'invoice.delete', 'invoice.resend', 'invoice.send', 'invoices.export.phones', 'payment.cancel', 'payment.delete', 'payments.export.phones', 'points.recharge', 'schedule.edit', 'template.edit'],
+    owner: ['settings.processor', 'settings.store', 'settings.view', 'team.invite', 'team.remove', 'team.reset', 'team.role', 'team.view'],
+  };
+  const actual: Record<string, string[]> = { public: [], viewer: [], manager: [], owner: [] };
+  for (const [action, rule] of Object.entries(ACCESS)) actual[rule.role]!.push(action);
+  for (const k of Object.keys(actual)) actual[k]!.sort();
+  assert.deepEqual(actual, expected);
+  // can(): both sides of each boundary.
+  assert.equal(can(null, 'session.signIn'), true);
+  assert.equal(can(null, 'payments.view'), false);
+  assert.equal(can({ role: 'viewer' }, 'payments.view'), true);
+  assert.equal(can({ role: 'viewer' }, 'payment.cancel'), false);
+  assert.equal(can({ role: 'manager' }, 'payment.cancel'), true);
+  assert.equal(can({ role: 'manager' }, 'team.invite'), false);
+  assert.equal(can({ role: 'owner' }, 'team.invite'), true);
+  const { readFile } = await import('node:fs/promises');
+  const doc = await readFile(new URL('../../docs/console.md', import.meta.url), 'utf8');
+  const words: Record<AccessLevel, string> = { public: '누구나', viewer: '조회 전용', manager: '관리자', owner: '소유자' };
+  for (const [action, rule] of Object.entries(ACCESS)) {
+    const row = doc.split('\n').find((l) => l.startsWith('|') && l.includes(`\`${action}\``));
+    assert.ok(row, `docs/console.md has a row for ${action}`);
+    assert.ok(row.includes(words[rule.role]) && row.includes(rule.ko) && row.includes(rule.en), `${action}: ${row}`);
+  }
 });

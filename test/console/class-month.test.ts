@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { nextMonthlyPeriod } from '../../src/invoicing/schedule-time.js';
 import { addDays, kstDate, kstDayStart, kstIso } from '../../src/platform/kst.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
-import { ownerClient, textOf } from './support.js';
+import { addMember, ownerClient, textOf } from './support.js';
 
 const H = 3_600_000;
 
@@ -53,6 +53,14 @@ forEachEngine('console and API: the month of a class', (engine) => {
     assert.equal(lines.length, 3, 'a header and the two unpaid');
     assert.match(lines[0]!, /^이름,전화번호,보호자 전화번호,금액,납부 기한,기한 지남/);
     assert.ok(lines.some((l) => l.startsWith('나래,010-8880-0002,010-8880-1111,20000,')));
+    // Phone numbers whole need a manager or an owner (classes.export.phones): a viewer's export masks them.
+    const csvOf = async (cl: typeof c) => (await cl.get(`/console/classes/${cls}/month.csv?month=${p.period}`)).text;
+    const viewer = await addMember(t, c, 'viewer');
+    const manager = await addMember(t, c, 'manager');
+    assert.ok((await csvOf(manager.c)).includes('\r\n나래,010-8880-0002,010-8880-1111,20000,'));
+    const masked = await csvOf(viewer.c);
+    assert.ok(masked.includes('\r\n나래,010-****-0002,010-****-1111,20000,'), masked);
+    assert.ok(!masked.includes('8880-0002') && !masked.includes('8880-1111'));
 
     // Points first: the confirmation says 20P and the balance; then the reminders go.
     const confirm = textOf((await c.get(`/console/classes/${cls}/month/remind?month=${p.period}`)).text);
