@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { cardProcessorOf, messagingOf, processorSetupOf } from '../app.js';
 import { migrationStatus, openDatabase } from '../db/index.js';
+import { textSearchCheck } from '../db/search.js';
 import { ServiceClock } from '../platform/clock.js';
 import { ConfigError, loadConfig, type Config } from '../platform/config.js';
 import { createLogger } from '../platform/logging.js';
@@ -41,7 +42,9 @@ export async function doctor(env: Record<string, string | undefined> = process.e
     return { ok: false, configError: true, checks };
   }
   checks.push({ name: 'configuration', status: 'ok', detail: `${config.mode} mode; card processor ${config.cardProcessor.kind}; messaging ${config.messaging.kind}` });
-  checks.push(await databaseCheck(config));
+  const database = await databaseCheck(config);
+  checks.push(database);
+  if (database.status === 'ok') checks.push(await searchCheck(config));
   checks.push(secretKeyCheck(config));
 
   // Quiet: a refused key is reported on its check line, not as a log line.
@@ -129,6 +132,18 @@ async function databaseCheck(config: Config): Promise<Check> {
   } catch (err) {
     const e = err as Error & { code?: string };
     return { name, status: 'fail', detail: `${where}: not reachable (${(e.message || e.code || String(err)).split('\n')[0]})` };
+  } finally {
+    await database.close();
+  }
+}
+
+/** The console search's text indexes (src/db/search.ts), once the database is reachable and migrated. */
+async function searchCheck(config: Config): Promise<Check> {
+  const database = openDatabase(config.databaseUrl, { poolSize: 1 });
+  try {
+    return { name: 'text search', ...(await textSearchCheck(database.db as never)) };
+  } catch (err) {
+    return { name: 'text search', status: 'fail', detail: (err as Error).message.split('\n')[0]! };
   } finally {
     await database.close();
   }

@@ -148,3 +148,25 @@ export function newestFirst<R extends { id: string | number; created_at: number 
     .sort((x, y) => Number(y.created_at) - Number(x.created_at) || compareIds(y.id, x.id))
     .slice(0, limit);
 }
+
+/**
+ * Whether the text indexes of migration 0019 are in place (`sunap doctor`'s "text search" line):
+ * on PostgreSQL, the pg_trgm extension, its two GIN indexes, and trigrams made of Korean (a
+ * database whose LC_CTYPE is C counts no Korean letter, so pg_trgm makes none and a Korean part is
+ * looked for row by row); on SQLite, the two FTS5 tables.
+ */
+export async function textSearchCheck(db: Kysely<unknown>): Promise<{ status: 'ok' | 'warn' | 'fail'; detail: string }> {
+  if (onPostgres(db)) {
+    const ext = await sql<{ v: string }>`select extversion as v from pg_extension where extname = 'pg_trgm'`.execute(db);
+    const idx = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where schemaname = current_schema() and indexname in ('payments_text_trgm', 'invoices_text_trgm')`.execute(db);
+    if (!ext.rows[0] || Number(idx.rows[0]?.n) !== 2) {
+      return { status: 'fail', detail: `pg_trgm ${ext.rows[0] ? 'is installed but its indexes are missing' : 'is missing'}: the console's search by a part of a name or reason reads every row. As the database's owner (pg_trgm is a trusted extension): create extension pg_trgm; then create the two indexes as docs/console.md ("Search") writes them` };
+    }
+    const ko = await sql<{ n: number }>`select coalesce(array_length(show_trgm('영희수'), 1), 0)::int as n`.execute(db);
+    if (Number(ko.rows[0]?.n) === 0) return { status: 'warn', detail: `pg_trgm ${ext.rows[0].v}, but this database's LC_CTYPE makes no trigrams of Korean: a Korean part is looked for row by row; create the database with a UTF-8 locale (C.UTF-8, ko_KR.UTF-8)` };
+    return { status: 'ok', detail: `pg_trgm ${ext.rows[0].v}: payments and invoices indexed, Korean included` };
+  }
+  const t = await sql<{ n: number }>`select count(*) as n from sqlite_master where type = 'table' and name in ('payments_text', 'invoices_text')`.execute(db);
+  if (Number(t.rows[0]?.n) !== 2) return { status: 'fail', detail: 'the FTS5 tables payments_text and invoices_text are missing: run sunap migrate' };
+  return { status: 'ok', detail: 'FTS5 trigram tables for payments and invoices' };
+}

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
 import { migrationStatus, openDatabase } from '../../src/db/index.js';
 import { forEachEngine } from '../helpers/app.js';
 import { runSunap } from '../helpers/cli.js';
@@ -35,6 +36,7 @@ forEachEngine('sunap doctor and the live start checks', (engine) => {
     assert.equal(first.code, 1, first.stdout + first.stderr);
     const l1 = lines(first.stdout);
     assert.equal(l1.database, 'fail');
+    assert.equal(l1['text search'], undefined, 'not checked before the database is migrated');
     assert.match(first.stdout, /database +.*(not applied|no such file).*sunap migrate/);
     assert.equal(l1['card processor'], 'ok');
     assert.equal(l1.messaging, 'ok');
@@ -44,8 +46,9 @@ forEachEngine('sunap doctor and the live start checks', (engine) => {
     const r = await runSunap(['doctor'], env());
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(lines(r.stdout), {
-      configuration: 'ok', database: 'ok', 'secret key': 'ok', 'card processor': 'ok', messaging: 'ok', 'public URL': 'warn',
+      configuration: 'ok', database: 'ok', 'text search': 'ok', 'secret key': 'ok', 'card processor': 'ok', messaging: 'ok', 'public URL': 'warn',
     });
+    assert.match(r.stdout, engine === 'postgres' ? /^ok {4}text search +pg_trgm [\d.]+: payments and invoices indexed, Korean included$/m : /^ok {4}text search +FTS5 trigram tables for payments and invoices$/m);
     assert.match(r.stdout, /^ok {4}card processor +toss test key at https:\/\/localhost:\d+: the secret key was accepted$/m);
     assert.match(r.stdout, /^ok {4}messaging +solapi at .*: the API key was accepted; sender 0212345678/m);
     assert.match(r.stdout, /^ok {4}database +.*all \d+ migrations applied$/m);
@@ -60,7 +63,7 @@ forEachEngine('sunap doctor and the live start checks', (engine) => {
     assert.equal(json.code, 0);
     const report = JSON.parse(json.stdout);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c: { name: string }) => c.name), ['configuration', 'database', 'secret key', 'card processor', 'messaging', 'public URL']);
+    assert.deepEqual(report.checks.map((c: { name: string }) => c.name), ['configuration', 'database', 'text search', 'secret key', 'card processor', 'messaging', 'public URL']);
   });
 
   test('a wrong key is refused by doctor, on its own line, without printing the key', async () => {
@@ -113,5 +116,27 @@ forEachEngine('sunap doctor and the live start checks', (engine) => {
     const noClient = await runSunap(['doctor'], env({ ...window, SUNAP_TOSS_CLIENT_KEY: '' }));
     assert.equal(noClient.code, 2);
     assert.match(noClient.stdout, /^fail {2}configuration +SUNAP_TOSS_CLIENT_KEY: required with this provider$/m);
+  });
+
+  test('the text search line fails, naming what is missing, when the console search\'s text index is gone, and passes once it is back', async () => {
+    const db = openDatabase(database.url, { poolSize: 1 });
+    try {
+      const hide = engine === 'postgres' ? sql`drop index payments_text_trgm` : sql`alter table payments_text rename to payments_text_hidden`;
+      await hide.execute(db.db);
+      const r = await runSunap(['doctor'], env());
+      assert.equal(r.code, 1, r.stdout);
+      assert.match(r.stdout, engine === 'postgres'
+        ? /^fail {2}text search +pg_trgm is installed but its indexes are missing: .*create extension pg_trgm/m
+        : /^fail {2}text search +the FTS5 tables payments_text and invoices_text are missing: run sunap migrate$/m);
+      // Put back as docs/console.md ("Search") writes it.
+      const back = engine === 'postgres'
+        ? sql`create index payments_text_trgm on payments using gin ((coalesce(pay_user_name, '') || chr(31) || coalesce(trans_seqno, '') || chr(31) || coalesce(request_reason, '') || chr(31) || coalesce(approval_number, '') || chr(31) || coalesce(mobile_no, '')) gin_trgm_ops)`
+        : sql`alter table payments_text_hidden rename to payments_text`;
+      await back.execute(db.db);
+      const again = await runSunap(['doctor'], env());
+      assert.equal(lines(again.stdout)['text search'], 'ok', again.stdout);
+    } finally {
+      await db.close();
+    }
   });
 });
