@@ -106,13 +106,21 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 table.cards,table.cards tbody{display:block}
 table.cards caption{display:block}
-table.cards tr{display:grid;grid-template-columns:1fr auto;gap:.125rem .75rem;padding:.625rem .25rem;border-bottom:1px solid #e3e7ee}
-table.cards td{display:block;border:0;padding:0;white-space:normal;min-width:0}
+table.cards tr{display:grid;grid-template-columns:minmax(0,1fr) auto;grid-auto-flow:row dense;gap:.125rem .75rem;padding:.625rem .25rem;border-bottom:1px solid #e3e7ee}
+table.cards td{display:block;border:0;padding:0;white-space:normal;min-width:0;overflow-wrap:anywhere}
+table.cards td,table.cards td.num{text-align:left}
 table.cards td.wrap{min-width:0}
 table.cards td:nth-child(even){text-align:right}
+table.cards td.start{grid-column:1;text-align:left}
+table.cards td.end{grid-column:2;text-align:right}
 table.cards td.full{grid-column:1/-1;text-align:left}
-table.cards td.more{display:none}
+table.cards td.more,table.cards td:empty{display:none}
 table.cards td.sub{color:#4a5363;font-size:.875rem}
+table.cards td[data-label]::before{content:attr(data-label) " ";color:#4a5363;font-size:.8125rem;font-weight:400}
+table.cards td.actions{display:flex;justify-content:flex-start;margin:.25rem 0 0}
+table.cards td.actions.end{justify-content:flex-end}
+table.cards pre,table.cards code{white-space:pre-wrap;overflow-wrap:anywhere}
+pre.secret{white-space:pre-wrap}
 }
 .filters{display:grid;grid-template-columns:1fr;gap:.5rem .75rem;align-items:end}
 .filters .field{margin:0}

@@ -15,9 +15,9 @@ export function accountBody(v: { user: ConsoleUser; sessions: SessionRow[]; csrf
   return html`<h1>내 계정</h1>
 <section class="card"><dl class="facts"><dt>이메일</dt><dd>${v.user.member.email}</dd><dt>역할</dt><dd>${ROLE_LABEL[v.user.member.role]}</dd><dt>상점</dt><dd>${v.user.store.name}</dd></dl></section>
 <section aria-labelledby="sessions-title"><h2 id="sessions-title">로그인한 기기</h2>
-${tableRegion('로그인한 기기', html`<table class="list"><thead><tr><th scope="col">기기</th><th scope="col">주소</th><th scope="col">로그인</th><th scope="col">마지막 사용</th><th scope="col">관리</th></tr></thead>
-<tbody>${v.sessions.map((s) => html`<tr><td>${browserOf(s.user_agent)}${s.id === v.user.sessionId ? html` <span class="badge ok">지금 이 기기</span>` : ''}</td><td>${s.ip}</td><td>${when(s.created_at)}</td><td>${when(s.last_seen_at)}</td>
-<td>${s.id === v.user.sessionId ? '' : html`<form method="post" action="/console/account/sessions/revoke">${csrfField(v.csrf)}<input type="hidden" name="session" value="${s.id}"><button class="link-btn" type="submit">로그아웃시키기</button></form>`}</td></tr>`)}</tbody></table>`)}
+${tableRegion('로그인한 기기', html`<table class="list cards"><thead><tr><th scope="col">기기</th><th scope="col">주소</th><th scope="col">로그인</th><th scope="col">마지막 사용</th><th scope="col">관리</th></tr></thead>
+<tbody>${v.sessions.map((s) => html`<tr><td><strong>${browserOf(s.user_agent)}</strong>${s.id === v.user.sessionId ? html` <span class="badge ok">지금 이 기기</span>` : ''}</td><td class="sub">${s.ip}</td><td class="sub" data-label="로그인">${when(s.created_at)}</td><td class="sub" data-label="마지막">${when(s.last_seen_at)}</td>
+<td class="full">${s.id === v.user.sessionId ? '' : html`<form method="post" action="/console/account/sessions/revoke">${csrfField(v.csrf)}<input type="hidden" name="session" value="${s.id}"><button class="link-btn" type="submit">로그아웃시키기</button></form>`}</td></tr>`)}</tbody></table>`)}
 <form method="post" action="/console/account/sessions/revoke-all" class="actions">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">모든 기기에서 로그아웃</button></form>
 </section>
 <form method="post" action="/console/account/password" class="card">

@@ -22,9 +22,9 @@ export function classMonthPage(v: { m: ClassMonth; prev: string; next: string; c
 ${m.unpaidList.length === 0 ? html`<p class="muted">${m.billed.count === 0 ? '이 달에 보낸 청구서가 없습니다.' : '모두 결제했습니다.'}</p>` : html`
 <div class="actions">${v.canEdit && remindable > 0 ? html`<a class="btn inline" href="${base}/remind?month=${m.month}">지금 안내 보내기 (${num(remindable)}명, ${num(m.remindCost)}P)</a>` : ''}
 <a class="link-btn" href="/console/classes/${m.classId}/month.csv?month=${m.month}">미결제 CSV 내보내기</a></div>
-${tableRegion('결제하지 않은 분', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col" class="num">금액</th><th scope="col">납부 기한</th><th scope="col" class="num">보낸 횟수</th><th scope="col">마지막 발송</th></tr></thead>
-<tbody>${m.unpaidList.map((u) => html`<tr><td><a href="/console/invoices/${u.uniqueId}">${u.receiverName}</a></td><td>${phone(u.guardianPhone ?? u.receiverPhone)}</td><td class="num">${won(u.amount)}</td>
-<td>${u.dueDate ?? '-'}${u.overdue ? html` <span class="badge bad">기한 지남</span>` : ''}</td><td class="num">${num(u.sendCount)}회</td><td>${u.lastSentAt ? u.lastSentAt.replace('T', ' ').slice(0, 16) : '-'}</td></tr>`)}</tbody></table>`)}`}
+${tableRegion('결제하지 않은 분', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col" class="num">금액</th><th scope="col">납부 기한</th><th scope="col" class="num">보낸 횟수</th><th scope="col">마지막 발송</th></tr></thead>
+<tbody>${m.unpaidList.map((u) => html`<tr><td class="start"><strong><a href="/console/invoices/${u.uniqueId}">${u.receiverName}</a></strong></td><td class="start sub">${phone(u.guardianPhone ?? u.receiverPhone)}</td><td class="num end"><strong>${won(u.amount)}</strong></td>
+<td class="end" data-label="기한">${u.dueDate ?? '-'}${u.overdue ? html` <span class="badge bad">기한 지남</span>` : ''}</td><td class="num start sub" data-label="보냄">${num(u.sendCount)}회</td><td class="end sub" data-label="마지막">${u.lastSentAt ? u.lastSentAt.replace('T', ' ').slice(0, 16) : '-'}</td></tr>`)}</tbody></table>`)}`}
 </section>
 <p class="muted">보유 포인트 ${num(v.balance)}P · 취소 ${num(m.canceled.count)}건</p>`;
 }

@@ -12,8 +12,8 @@ export function classList(v: { classes: ClassView[]; archived: boolean; canEdit:
 <p class="muted">매달 같은 분들께 청구하는 목록입니다. 예약 발송이 반 전체에 청구서를 보냅니다. 한 분이 여러 반에 있어도 됩니다.</p>
 <div class="actions">${v.canEdit && !v.archived ? html`<a class="btn inline" href="/console/classes/new">새 반</a>` : ''}
 ${v.archived ? html`<a class="link-btn" href="/console/classes">반 목록으로</a>` : html`<a class="link-btn" href="/console/classes?archived=1">보관된 반 보기</a>`}</div>
-${v.classes.length === 0 ? html`<p class="card">${v.archived ? '보관된 반이 없습니다.' : '아직 반이 없습니다. CSV로 한 번에 만들 수 있습니다.'}</p>` : tableRegion('반 목록', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col" class="num">인원</th><th scope="col">메모</th><th scope="col">수정 시각</th></tr></thead>
-<tbody>${v.classes.map((c) => html`<tr><td><a href="/console/classes/${c.id}">${c.name}</a></td><td class="num">${num(c.memberCount)}명</td><td class="wrap">${c.memo ?? ''}</td><td>${when(c.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
+${v.classes.length === 0 ? html`<p class="card">${v.archived ? '보관된 반이 없습니다.' : '아직 반이 없습니다. CSV로 한 번에 만들 수 있습니다.'}</p>` : tableRegion('반 목록', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col" class="num">인원</th><th scope="col">메모</th><th scope="col">수정 시각</th></tr></thead>
+<tbody>${v.classes.map((c) => html`<tr><td><strong><a href="/console/classes/${c.id}">${c.name}</a></strong></td><td class="num">${num(c.memberCount)}명</td><td class="wrap full sub">${c.memo ?? ''}</td><td class="full sub" data-label="수정">${when(c.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 export interface ClassFormValues {
@@ -50,9 +50,9 @@ ${csrfField(v.csrf)}
 export function classDetail(v: { c: ClassView; members: ClassMemberView[]; csrf: string; canEdit: boolean; error?: string; rows?: RecipientRow[]; monthHref: string | null }): SafeHtml {
   const c = v.c;
   const id = c.id;
-  const members = v.members.map((m) => html`<tr><td>${m.name}</td><td>${phone(m.phone)}</td><td>${m.guardianPhone ? phone(m.guardianPhone) : '-'}</td>
-<td class="num">${m.amount !== null ? won(m.amount) : html`<span class="muted">템플릿 금액</span>`}</td><td class="wrap">${m.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ')}</td>
-${v.canEdit ? html`<td><form method="post" action="/console/classes/${id}/members/${m.id}/delete">${csrfField(v.csrf)}<button class="link-btn" type="submit" aria-label="${m.name} 빼기">빼기</button></form></td>` : ''}</tr>`);
+  const members = v.members.map((m) => html`<tr><td class="start"><strong>${m.name}</strong></td><td class="end sub">${phone(m.phone)}</td><td class="start sub" data-label="보호자">${m.guardianPhone ? phone(m.guardianPhone) : '-'}</td>
+<td class="num end">${m.amount !== null ? won(m.amount) : html`<span class="muted">템플릿 금액</span>`}</td><td class="wrap full sub">${m.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ')}</td>
+${v.canEdit ? html`<td class="full"><form method="post" action="/console/classes/${id}/members/${m.id}/delete">${csrfField(v.csrf)}<button class="link-btn" type="submit" aria-label="${m.name} 빼기">빼기</button></form></td>` : ''}</tr>`);
   return html`<p><a href="/console/classes">← 반 목록</a></p>
 <h1>${c.name}${c.archived ? html` <span class="badge">보관됨</span>` : ''}</h1>
 ${c.memo ? html`<p class="muted">${c.memo}</p>` : ''}
@@ -60,7 +60,7 @@ ${c.memo ? html`<p class="muted">${c.memo}</p>` : ''}
 ${v.canEdit ? html`<form method="post" action="/console/classes/${id}/${c.archived ? 'unarchive' : 'archive'}">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">${c.archived ? '보관 해제' : '보관하기'}</button></form>` : ''}</div>
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}${v.rows ? rowProblems(v.rows) : ''}
 <section class="card" aria-labelledby="members-title"><h2 id="members-title">받는 분 ${num(v.members.length)}명</h2>
-${v.members.length === 0 ? html`<p class="muted">아직 없습니다. 아래에서 추가하거나 CSV로 올려 주세요.</p>` : tableRegion('받는 분', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th>${v.canEdit ? html`<th scope="col">관리</th>` : ''}</tr></thead>
+${v.members.length === 0 ? html`<p class="muted">아직 없습니다. 아래에서 추가하거나 CSV로 올려 주세요.</p>` : tableRegion('받는 분', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th>${v.canEdit ? html`<th scope="col">관리</th>` : ''}</tr></thead>
 <tbody>${members}</tbody></table>`)}
 </section>
 ${v.canEdit ? html`<div class="grid2">

@@ -19,20 +19,24 @@ export function deliveriesBody(v: {
 }): SafeHtml {
   const opt = (value: string, label: string, current?: string) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
   const failed = v.rows.filter((d) => d.status === 'failed').length;
+  const active = [v.filter.status, v.filter.kind].filter(Boolean).length;
   return html`<h1>콜백·웹훅</h1>
 <p class="muted">결제 승인 콜백(CONFIRM_URL)과 청구서·엔드포인트 웹훅의 전송 기록입니다. 실패한 것이 먼저 보입니다. <a href="/console/deliveries/endpoints">웹훅 엔드포인트</a></p>
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<form method="get" action="/console/deliveries" class="card filters"><div class="grid2">
+<form method="get" action="/console/deliveries" class="card" aria-label="전송 기록 필터">
+<details class="filter-fold"${active ? html` open` : ''}><summary>필터: 상태·종류${active ? ` (${active}개 적용 중)` : ''}</summary>
+<div class="filters">
 <div class="field"><label for="status">상태</label><select id="status" name="status">${opt('', '전체', v.filter.status)}${opt('failed', '실패', v.filter.status)}${opt('pending', '전송 중', v.filter.status)}${opt('delivered', '전달됨', v.filter.status)}</select></div>
 <div class="field"><label for="kind">종류</label><select id="kind" name="kind">${opt('', '전체', v.filter.kind)}${opt('callback', '콜백', v.filter.kind)}${opt('webhook', '웹훅', v.filter.kind)}</select></div>
-</div><button class="btn secondary" type="submit">보기</button></form>
+<div class="field"><button class="btn inline secondary" type="submit">보기</button></div>
+</div></details></form>
 ${v.canWrite ? html`<form method="post" action="/console/deliveries/recover" class="card">${csrfField(v.csrf)}
 <h2>실패한 전송 복구</h2>
 <p>받는 서버가 멈춰 있던 동안 실패한 콜백과 웹훅을, 같은 전송 번호로 모두 다시 보냅니다.${failed ? ` 지금 목록에 실패 ${failed}건이 있습니다.` : ''}</p>
 <div class="field"><label for="since">이 시각 이후 만들어진 것 (KST)</label><input id="since" name="since" type="datetime-local" required value="${v.recoverSince}"></div>
 <button class="btn" type="submit">복구</button></form>` : ''}
-${v.rows.length === 0 ? html`<p class="card">전송 기록이 없습니다.</p>` : tableRegion('전송 기록', html`<table class="list"><thead><tr><th scope="col">상태</th><th scope="col">종류</th><th scope="col">전송 번호</th><th scope="col">대상</th><th scope="col">시도</th><th scope="col">마지막 시도</th><th scope="col">만든 시각</th></tr></thead>
-<tbody>${v.rows.map((d) => html`<tr><td>${status(d.status)}</td><td><a href="/console/deliveries/${d.id}">${what(d)}</a></td><td><code>${d.number}</code></td><td class="wrap">${d.url}</td><td>${d.attempts}</td><td>${at(d.lastAttemptAt)}</td><td>${at(d.createdAt)}</td></tr>`)}</tbody></table>`)}`;
+${v.rows.length === 0 ? html`<p class="card">전송 기록이 없습니다.</p>` : tableRegion('전송 기록', html`<table class="list cards"><thead><tr><th scope="col">종류</th><th scope="col">상태</th><th scope="col">대상</th><th scope="col">전송 번호</th><th scope="col">시도</th><th scope="col">마지막 시도</th><th scope="col">만든 시각</th></tr></thead>
+<tbody>${v.rows.map((d) => html`<tr><td><a href="/console/deliveries/${d.id}">${what(d)}</a></td><td>${status(d.status)}</td><td class="wrap full sub">${d.url}</td><td class="more"><code>${d.number}</code></td><td class="start sub" data-label="시도">${d.attempts}회</td><td class="end sub" data-label="마지막">${at(d.lastAttemptAt) || '-'}</td><td class="start sub" data-label="만듦">${at(d.createdAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 /** One delivery: the request as sent and every attempt; "send again" for managers and owners. */
@@ -50,8 +54,8 @@ ${v.canWrite ? html`<form method="post" action="/console/deliveries/${d.id}/rede
 <p class="muted">같은 전송 번호와 본문으로, 새로 서명해 보냅니다.</p></form>` : ''}
 </section>
 <section aria-labelledby="att-title"><h2 id="att-title">시도 ${d.attemptLog.length}회</h2>
-${d.attemptLog.length === 0 ? html`<p class="card">아직 시도하지 않았습니다.</p>` : tableRegion('시도', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">계기</th><th scope="col">HTTP</th><th scope="col">걸린 시간</th><th scope="col">응답 (앞 2 KB)</th><th scope="col">오류</th></tr></thead>
-<tbody>${d.attemptLog.map((a) => html`<tr><td>${at(a.at)}</td><td>${a.trigger === 'manual' ? '수동' : '예약'}</td><td>${a.statusCode ?? '–'}</td><td>${a.durationMs} ms</td><td class="wrap"><code>${(a.responseBody ?? '').slice(0, 300)}</code></td><td class="wrap">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}
+${d.attemptLog.length === 0 ? html`<p class="card">아직 시도하지 않았습니다.</p>` : tableRegion('시도', html`<table class="list cards"><thead><tr><th scope="col">시각</th><th scope="col">계기</th><th scope="col">HTTP</th><th scope="col">걸린 시간</th><th scope="col">응답 (앞 2 KB)</th><th scope="col">오류</th></tr></thead>
+<tbody>${d.attemptLog.map((a) => html`<tr><td>${at(a.at)}</td><td>${a.trigger === 'manual' ? '수동' : '예약'}</td><td data-label="HTTP">${a.statusCode ?? '–'}</td><td class="sub">${a.durationMs} ms</td><td class="wrap full sub" data-label="응답">${a.responseBody ? html`<code>${a.responseBody.slice(0, 300)}</code>` : ''}</td><td class="wrap full">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}
 </section>`;
 }
 
@@ -71,10 +75,10 @@ export function endpointsBody(v: { endpoints: EndpointView[]; canWrite: boolean;
 <p class="muted">청구서마다 주는 webhookUrl과 별도로, 상점의 이벤트를 받을 주소입니다. Standard Webhooks 방식(webhook-id, webhook-timestamp, webhook-signature)으로 서명합니다.</p>
 ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
 ${v.secret ? html`<section class="card" aria-labelledby="secret-title"><h2 id="secret-title">서명 시크릿</h2><p>이 시크릿은 지금 한 번만 보입니다. 받는 서버에 저장해 주세요. 교체한 경우 24시간 동안 이전 시크릿의 서명도 함께 붙습니다.</p><code class="secret">${v.secret.value}</code></section>` : ''}
-${v.endpoints.length === 0 ? html`<p class="card">등록한 엔드포인트가 없습니다.</p>` : tableRegion('웹훅 엔드포인트', html`<table class="list"><thead><tr><th scope="col">주소</th><th scope="col">이벤트</th><th scope="col">상태</th>${v.canWrite ? html`<th scope="col">관리</th>` : ''}</tr></thead>
-<tbody>${v.endpoints.map((e) => html`<tr><td class="wrap">${e.url}</td><td>${e.events.map((x) => EVENT_LABEL[x] ?? x).join(', ')}</td>
-<td>${e.enabled ? html`<span class="badge ok">켜짐</span>` : html`<span class="badge bad">꺼짐</span> <span class="muted">${e.disabledReason ?? ''}</span>`}${e.rotating ? html` <span class="muted">(시크릿 교체 중)</span>` : ''}${e.failingSince ? html` <span class="muted">${at(e.failingSince)}부터 실패</span>` : ''}</td>
-${v.canWrite ? html`<td class="actions">${e.enabled ? html`${post(e.id, 'test', '테스트 이벤트')}${post(e.id, 'disable', '끄기')}` : post(e.id, 'enable', '켜기')}${post(e.id, 'rotate', '시크릿 교체')}</td>` : ''}</tr>`)}</tbody></table>`)}
+${v.endpoints.length === 0 ? html`<p class="card">등록한 엔드포인트가 없습니다.</p>` : tableRegion('웹훅 엔드포인트', html`<table class="list cards"><thead><tr><th scope="col">주소</th><th scope="col">이벤트</th><th scope="col">상태</th>${v.canWrite ? html`<th scope="col">관리</th>` : ''}</tr></thead>
+<tbody>${v.endpoints.map((e) => html`<tr><td class="wrap full">${e.url}</td><td class="start sub">${e.events.map((x) => EVENT_LABEL[x] ?? x).join(', ')}</td>
+<td class="end">${e.enabled ? html`<span class="badge ok">켜짐</span>` : html`<span class="badge bad">꺼짐</span> <span class="muted">${e.disabledReason ?? ''}</span>`}${e.rotating ? html` <span class="muted">(시크릿 교체 중)</span>` : ''}${e.failingSince ? html` <span class="muted">${at(e.failingSince)}부터 실패</span>` : ''}</td>
+${v.canWrite ? html`<td class="actions full">${e.enabled ? html`${post(e.id, 'test', '테스트 이벤트')}${post(e.id, 'disable', '끄기')}` : post(e.id, 'enable', '켜기')}${post(e.id, 'rotate', '시크릿 교체')}</td>` : ''}</tr>`)}</tbody></table>`)}
 ${v.canWrite ? html`<form method="post" action="/console/deliveries/endpoints" class="card">${csrfField(v.csrf)}
 <h2>엔드포인트 등록</h2>
 <div class="field"><label for="url">주소 (https)</label><input id="url" name="url" type="url" required maxlength="500" placeholder="https://academy.example.com/hooks/sunap"></div>

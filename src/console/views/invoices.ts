@@ -129,14 +129,14 @@ ${v.d.payment.cancelDateTime ? html`<dt>취소 시각</dt><dd>${v.d.payment.canc
 </section>
 </div>
 <section class="card" aria-labelledby="sends-title"><h2 id="sends-title">발송 기록</h2>
-${v.d.sendHistories.length === 0 ? html`<p class="muted">없음</p>` : tableRegion('발송 기록', html`<table class="list"><thead><tr><th scope="col">종류</th><th scope="col">결과</th><th scope="col">방법</th><th scope="col">받는 번호</th><th scope="col">발송 시각</th><th scope="col">전달</th><th scope="col">오류</th></tr></thead>
-<tbody>${v.d.sendHistories.map((s) => html`<tr><td>${SEND_TYPE_LABEL[s.sendType] ?? s.sendType}</td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td>${CHANNEL_LABEL[s.sendChannel] ?? s.sendChannel}</td><td>${phone(s.receiverPhone)}</td><td>${t(s.sentAt)}</td><td>${s.deliveryStatus ? DELIVERY_LABEL[s.deliveryStatus] ?? s.deliveryStatus : '-'}</td><td class="wrap">${s.errorMessage ? html`<details><summary>${problemWords(s.errorMessage)}</summary><code>${s.errorMessage}</code></details>` : ''}</td></tr>`)}</tbody></table>`)}
+${v.d.sendHistories.length === 0 ? html`<p class="muted">없음</p>` : tableRegion('발송 기록', html`<table class="list cards"><thead><tr><th scope="col">종류</th><th scope="col">결과</th><th scope="col">방법</th><th scope="col">받는 번호</th><th scope="col">발송 시각</th><th scope="col">전달</th><th scope="col">오류</th></tr></thead>
+<tbody>${v.d.sendHistories.map((s) => html`<tr><td><strong>${SEND_TYPE_LABEL[s.sendType] ?? s.sendType}</strong></td><td>${SEND_RESULT[s.sendResult] ?? s.sendResult}</td><td class="sub">${CHANNEL_LABEL[s.sendChannel] ?? s.sendChannel}</td><td class="sub">${phone(s.receiverPhone)}</td><td class="sub">${t(s.sentAt)}</td><td class="sub" data-label="전달">${s.deliveryStatus ? DELIVERY_LABEL[s.deliveryStatus] ?? s.deliveryStatus : '-'}</td><td class="wrap full">${s.errorMessage ? html`<details><summary>${problemWords(s.errorMessage)}</summary><code>${s.errorMessage}</code></details>` : ''}</td></tr>`)}</tbody></table>`)}
 </section>
 <section class="card" aria-labelledby="hooks-title"><h2 id="hooks-title">웹훅 전달</h2>
 ${b.webhookUrl ? html`<p class="muted">받는 주소: ${b.webhookUrl}</p>` : html`<p class="muted">이 청구서에는 웹훅 주소가 없습니다.</p>`}
 ${v.deliveries.map((e) => html`<h3>${e.event} · <span class="badge ${e.status === 'DELIVERED' ? 'ok' : e.status === 'ABANDONED' ? 'bad' : 'warn'}">${WEBHOOK_STATUS_LABEL[e.status]}</span></h3>
-${tableRegion(`웹훅 ${e.event} 시도`, html`<table class="list"><thead><tr><th scope="col">회차</th><th scope="col">시각</th><th scope="col">응답</th><th scope="col" class="num">소요</th><th scope="col">오류</th></tr></thead>
-<tbody>${e.attempts.map((a) => html`<tr><td>${a.attempt_no}</td><td>${whenSeconds(a.created_at)}</td><td>${a.status_code ?? '-'}</td><td class="num">${a.duration_ms}ms</td><td class="wrap">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}`)}
+${tableRegion(`웹훅 ${e.event} 시도`, html`<table class="list cards"><thead><tr><th scope="col">회차</th><th scope="col">시각</th><th scope="col">응답</th><th scope="col" class="num">소요</th><th scope="col">오류</th></tr></thead>
+<tbody>${e.attempts.map((a) => html`<tr><td data-label="회차">${a.attempt_no}</td><td class="sub">${whenSeconds(a.created_at)}</td><td data-label="HTTP">${a.status_code ?? '-'}</td><td class="num sub">${a.duration_ms}ms</td><td class="wrap full">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}`)}
 </section>`;
 }
 

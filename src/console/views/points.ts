@@ -17,8 +17,8 @@ function ledgerLine(l: LedgerLine): SafeHtml {
   const first = l.rows[0]!;
   const what = l.count === 1 ? invoiceLink(first) : html`<details class="ledger-send"><summary>청구서 ${num(l.count)}건 ${first.memo === 'RESEND' ? '재발송' : '발송'}</summary>
 <ul>${l.rows.map((r) => html`<li>${invoiceLink(r) || '청구서'} <span class="num">${signed(Number(r.delta))}</span></li>`)}</ul></details>`;
-  return html`<tr><td>${when(first.created_at)}</td><td>${LEDGER_KIND_LABEL[first.kind]}</td><td class="num">${signed(l.delta)}</td>
-<td>${what}</td><td class="wrap">${l.count === 1 ? first.memo ?? '' : ''}</td></tr>`;
+  return html`<tr><td class="full sub">${when(first.created_at)}</td><td class="start">${LEDGER_KIND_LABEL[first.kind]}</td><td class="num end"><strong>${signed(l.delta)}</strong></td>
+<td class="full">${what}</td><td class="wrap full sub">${l.count === 1 ? first.memo ?? '' : ''}</td></tr>`;
 }
 
 export function pointsBody(v: {
@@ -40,11 +40,11 @@ ${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
 </div>
 ${form}
 ${v.recharges.length ? html`<section class="card" aria-labelledby="recharges-title"><h2 id="recharges-title">최근 충전</h2>
-${tableRegion('최근 충전', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col" class="num">포인트</th><th scope="col" class="num">결제 금액</th><th scope="col">상태</th></tr></thead>
-<tbody>${v.recharges.map((r) => html`<tr><td>${when(r.created_at)}</td><td class="num">${num(Number(r.points))}P</td><td class="num">${Number(r.amount) ? won(Number(r.amount)) : '-'}</td>
+${tableRegion('최근 충전', html`<table class="list cards"><thead><tr><th scope="col">시각</th><th scope="col" class="num">포인트</th><th scope="col" class="num">결제 금액</th><th scope="col">상태</th></tr></thead>
+<tbody>${v.recharges.map((r) => html`<tr><td class="sub">${when(r.created_at)}</td><td class="num"><strong>${num(Number(r.points))}P</strong></td><td class="num sub" data-label="결제">${Number(r.amount) ? won(Number(r.amount)) : '-'}</td>
 <td>${r.status === 'CREDITED' ? html`<span class="badge ok">충전됨</span>` : html`<span class="badge warn">결제 대기</span>`}</td></tr>`)}</tbody></table>`)}</section>` : ''}
 <section aria-labelledby="ledger-title"><h2 id="ledger-title">포인트 내역</h2>
-${v.lines.length === 0 ? html`<p class="card">내역이 없습니다.</p>` : tableRegion('포인트 내역', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">종류</th><th scope="col" class="num">변동</th><th scope="col">청구서</th><th scope="col">메모</th></tr></thead>
+${v.lines.length === 0 ? html`<p class="card">내역이 없습니다.</p>` : tableRegion('포인트 내역', html`<table class="list cards"><thead><tr><th scope="col">시각</th><th scope="col">종류</th><th scope="col" class="num">변동</th><th scope="col">청구서</th><th scope="col">메모</th></tr></thead>
 <tbody>${v.lines.map(ledgerLine)}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>
 </section>`;

@@ -37,9 +37,9 @@ export function scheduleList(v: { schedules: ScheduleView[]; canEdit: boolean; b
 ${v.banner}
 <p class="muted">반 전체에 템플릿으로 매달 정한 날 정한 시각(한국 시간)에 청구서를 보냅니다. 한 달에 한 번만 보내며, 포인트가 모자라면 보내지 않고 기다립니다.</p>
 ${v.canEdit ? html`<div class="actions"><a class="btn inline" href="/console/schedules/new">새 예약 발송</a></div>` : ''}
-${v.schedules.length === 0 ? html`<p class="card">아직 예약 발송이 없습니다.</p>` : tableRegion('예약 발송 목록', html`<table class="list"><thead><tr><th scope="col">반</th><th scope="col">템플릿</th><th scope="col">언제</th><th scope="col">상태</th><th scope="col">다음 발송</th></tr></thead>
-<tbody>${v.schedules.map((s) => html`<tr><td><a href="/console/schedules/${s.id}">${s.className ?? '(지운 반)'}</a></td><td>${s.templateName ?? '(지운 템플릿)'}</td><td>${whenText(s)}</td>
-<td><span class="badge ${s.status === 'ACTIVE' ? 'ok' : s.status === 'PAUSED' ? 'warn' : ''}">${SCHEDULE_STATUS_LABEL[s.status] ?? s.status}</span></td><td>${t(s.nextRunAt)}</td></tr>`)}</tbody></table>`)}`;
+${v.schedules.length === 0 ? html`<p class="card">아직 예약 발송이 없습니다.</p>` : tableRegion('예약 발송 목록', html`<table class="list cards"><thead><tr><th scope="col">반</th><th scope="col">상태</th><th scope="col">템플릿</th><th scope="col">언제</th><th scope="col">다음 발송</th></tr></thead>
+<tbody>${v.schedules.map((s) => html`<tr><td><strong><a href="/console/schedules/${s.id}">${s.className ?? '(지운 반)'}</a></strong></td>
+<td><span class="badge ${s.status === 'ACTIVE' ? 'ok' : s.status === 'PAUSED' ? 'warn' : ''}">${SCHEDULE_STATUS_LABEL[s.status] ?? s.status}</span></td><td class="sub">${s.templateName ?? '(지운 템플릿)'}</td><td class="sub">${whenText(s)}</td><td class="full sub" data-label="다음 발송">${t(s.nextRunAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 export interface ScheduleFormValues {
@@ -101,10 +101,10 @@ ${v.canEdit && s.status !== 'ENDED' ? html`<div class="actions"><form method="po
 <dt>미납 안내</dt><dd>${s.reminders ? `${s.reminders.beforeDays ? `기한 ${s.reminders.beforeDays}일 전, ` : ''}${s.reminders.afterDays ? `기한 뒤 ${s.reminders.afterDays}일마다, ` : ''}최대 ${s.reminders.times}번` : '없음'}</dd>
 </dl></section>
 <section class="card" aria-labelledby="runs-title"><h2 id="runs-title">발송 기록</h2>
-${v.runs.length === 0 ? html`<p class="muted">아직 없습니다.</p>` : tableRegion('발송 기록', html`<table class="list"><thead><tr><th scope="col">기간</th><th scope="col">예정 시각</th><th scope="col">결과</th><th scope="col" class="num">청구서</th><th scope="col" class="num">포인트</th><th scope="col">메모</th></tr></thead>
-<tbody>${v.runs.map((r) => html`<tr><td><a href="/console/schedules/${s.id}/runs/${r.id}">${r.period === 'once' ? '한 번' : r.period}</a></td><td>${t(r.plannedAt)}</td>
-<td><span class="badge ${RUN_TONE[r.status] ?? ''}">${RUN_STATUS_LABEL[r.status] ?? r.status}</span>${r.tries > 1 ? html` <span class="muted">${r.tries}번 시도</span>` : ''}</td>
-<td class="num">${num(r.invoices)}/${num(r.recipients)}명</td><td class="num">${r.status === 'SENT' ? `${num(r.pointsSpent)}P` : `${num(r.pointsNeeded)}P 필요`}</td><td class="wrap">${r.message ?? ''}</td></tr>`)}</tbody></table>`)}
+${v.runs.length === 0 ? html`<p class="muted">아직 없습니다.</p>` : tableRegion('발송 기록', html`<table class="list cards"><thead><tr><th scope="col">기간</th><th scope="col">예정 시각</th><th scope="col">결과</th><th scope="col" class="num">청구서</th><th scope="col" class="num">포인트</th><th scope="col">메모</th></tr></thead>
+<tbody>${v.runs.map((r) => html`<tr><td class="start"><strong><a href="/console/schedules/${s.id}/runs/${r.id}">${r.period === 'once' ? '한 번' : r.period}</a></strong></td><td class="full sub" data-label="예정">${t(r.plannedAt)}</td>
+<td class="end"><span class="badge ${RUN_TONE[r.status] ?? ''}">${RUN_STATUS_LABEL[r.status] ?? r.status}</span>${r.tries > 1 ? html` <span class="muted">${r.tries}번 시도</span>` : ''}</td>
+<td class="num start" data-label="청구서">${num(r.invoices)}/${num(r.recipients)}명</td><td class="num end">${r.status === 'SENT' ? `${num(r.pointsSpent)}P` : `${num(r.pointsNeeded)}P 필요`}</td><td class="wrap full sub">${r.message ?? ''}</td></tr>`)}</tbody></table>`)}
 </section>`;
 }
 
@@ -116,6 +116,6 @@ export function runDetail(v: { s: ScheduleView; run: RunView; invoices: { unique
 <dt>예정 시각</dt><dd>${t(r.plannedAt)}</dd><dt>보낸 시각</dt><dd>${t(r.finishedAt)}</dd>
 <dt>청구서</dt><dd>${num(r.invoices)}건 (반 ${num(r.recipients)}명)</dd><dt>포인트</dt><dd>${num(r.pointsSpent)}P 사용${r.pointsNeeded !== r.pointsSpent ? ` (${num(r.pointsNeeded)}P 필요)` : ''}</dd>
 ${r.message ? html`<dt>메모</dt><dd>${r.message}</dd>` : ''}</dl></section>
-${v.invoices.length === 0 ? '' : tableRegion('이 발송의 청구서', html`<table class="list"><thead><tr><th scope="col">받는 분</th><th scope="col" class="num">금액</th><th scope="col">납부 기한</th><th scope="col">결제</th></tr></thead>
-<tbody>${v.invoices.map((i) => html`<tr><td><a href="/console/invoices/${i.uniqueId}">${i.receiverName}</a></td><td class="num">${won(i.amount)}</td><td>${i.dueDate ?? '-'}</td><td>${i.status === 'DONE' ? '결제 완료' : i.status === 'CANCELED' ? '취소' : '결제 대기'}</td></tr>`)}</tbody></table>`)}`;
+${v.invoices.length === 0 ? '' : tableRegion('이 발송의 청구서', html`<table class="list cards"><thead><tr><th scope="col">받는 분</th><th scope="col" class="num">금액</th><th scope="col">납부 기한</th><th scope="col">결제</th></tr></thead>
+<tbody>${v.invoices.map((i) => html`<tr><td><strong><a href="/console/invoices/${i.uniqueId}">${i.receiverName}</a></strong></td><td class="num"><strong>${won(i.amount)}</strong></td><td class="sub" data-label="기한">${i.dueDate ?? '-'}</td><td>${i.status === 'DONE' ? '결제 완료' : i.status === 'CANCELED' ? '취소' : '결제 대기'}</td></tr>`)}</tbody></table>`)}`;
 }

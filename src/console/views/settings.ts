@@ -35,8 +35,8 @@ ${input('tel', '전화번호', html`type="tel" inputmode="numeric" maxlength="14
 </form>
 ${v.processor}
 <section aria-labelledby="audit-title"><h2 id="audit-title">활동 기록</h2>
-${v.audit.length === 0 ? html`<p class="card">기록이 없습니다.</p>` : tableRegion('활동 기록', html`<table class="list"><thead><tr><th scope="col">시각</th><th scope="col">누가</th><th scope="col">무엇을</th><th scope="col">대상</th><th scope="col">내용</th><th scope="col">어디서</th></tr></thead>
-<tbody>${v.audit.map((a) => html`<tr><td>${whenSeconds(a.created_at)}</td><td>${a.actor_email}</td><td>${label(a.action)}</td><td class="wrap">${a.target ?? ''}</td><td class="wrap">${a.detail ?? ''}</td><td>${a.ip}</td></tr>`)}</tbody></table>`)}
+${v.audit.length === 0 ? html`<p class="card">기록이 없습니다.</p>` : tableRegion('활동 기록', html`<table class="list cards"><thead><tr><th scope="col">시각</th><th scope="col">누가</th><th scope="col">무엇을</th><th scope="col">대상</th><th scope="col">내용</th><th scope="col">어디서</th></tr></thead>
+<tbody>${v.audit.map((a) => html`<tr><td class="sub">${whenSeconds(a.created_at)}</td><td class="sub">${a.actor_email}</td><td class="full"><strong>${label(a.action)}</strong></td><td class="wrap full">${a.target ?? ''}</td><td class="wrap full sub">${a.detail ?? ''}</td><td class="full sub" data-label="IP">${a.ip}</td></tr>`)}</tbody></table>`)}
 <nav class="pager" aria-label="페이지">${v.firstHref ? html`<a href="${v.firstHref}">처음으로</a>` : ''}${v.nextHref ? html`<a class="link-btn" href="${v.nextHref}" rel="next">다음 페이지</a>` : ''}</nav>
 </section>`;
 }

@@ -28,6 +28,6 @@ ${csrfField(v.csrf)}
 <button class="btn" type="submit">초대 링크 만들기</button>
 </form>
 ${v.invites.length ? html`<section aria-labelledby="invites-title"><h2 id="invites-title">대기 중인 초대</h2>
-${tableRegion('대기 중인 초대', html`<table class="list"><thead><tr><th scope="col">이메일</th><th scope="col">역할</th><th scope="col">만료</th><th scope="col">관리</th></tr></thead>
-<tbody>${v.invites.map((i) => html`<tr><td>${i.email}</td><td>${ROLE_LABEL[i.role]}</td><td>${when(i.expires_at)}</td><td><form method="post" action="/console/team/invites/${i.id}/revoke">${csrfField(v.csrf)}<button class="link-btn" type="submit">취소</button></form></td></tr>`)}</tbody></table>`)}</section>` : ''}`;
+${tableRegion('대기 중인 초대', html`<table class="list cards"><thead><tr><th scope="col">이메일</th><th scope="col">역할</th><th scope="col">만료</th><th scope="col">관리</th></tr></thead>
+<tbody>${v.invites.map((i) => html`<tr><td>${i.email}</td><td>${ROLE_LABEL[i.role]}</td><td class="sub" data-label="만료">${when(i.expires_at)}</td><td><form method="post" action="/console/team/invites/${i.id}/revoke">${csrfField(v.csrf)}<button class="link-btn" type="submit">취소</button></form></td></tr>`)}</tbody></table>`)}</section>` : ''}`;
 }

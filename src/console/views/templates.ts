@@ -24,9 +24,9 @@ export function templateList(v: { templates: TemplateView[]; canEdit: boolean })
   return html`<h1>템플릿</h1>
 <p class="muted">자주 보내는 청구 내용을 저장해 두고 청구서를 보낼 때 고릅니다. API에서는 <code>billTemplateId</code>로 씁니다.</p>
 ${v.canEdit ? html`<div class="actions"><a class="btn inline" href="/console/templates/new">새 템플릿</a></div>` : ''}
-${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니다.</p>` : tableRegion('템플릿 목록', html`<table class="list"><thead><tr><th scope="col">이름</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">발송 방법</th><th scope="col">납부 기한</th><th scope="col">billTemplateId</th><th scope="col">수정 시각</th></tr></thead>
-<tbody>${v.templates.map((t) => html`<tr><td>${v.canEdit ? html`<a href="/console/templates/${t.id}">${t.name}</a>` : t.name}</td><td class="wrap">${t.reason}</td><td class="num">${t.amount !== null ? won(t.amount) : '-'}</td>
-<td>${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td>${t.dueDays !== null ? `발송 후 ${t.dueDays}일` : '-'}</td><td><code>${t.id}</code></td><td>${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
+${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니다.</p>` : tableRegion('템플릿 목록', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">발송 방법</th><th scope="col">납부 기한</th><th scope="col">billTemplateId</th><th scope="col">수정 시각</th></tr></thead>
+<tbody>${v.templates.map((t) => html`<tr><td class="start"><strong>${v.canEdit ? html`<a href="/console/templates/${t.id}">${t.name}</a>` : t.name}</strong></td><td class="wrap full sub">${t.reason}</td><td class="num end"><strong>${t.amount !== null ? won(t.amount) : '-'}</strong></td>
+<td class="start sub">${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td class="end sub" data-label="기한">${t.dueDays !== null ? `발송 후 ${t.dueDays}일` : '-'}</td><td class="full sub"><code>${t.id}</code></td><td class="full sub" data-label="수정">${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
