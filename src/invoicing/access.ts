@@ -44,9 +44,9 @@ export const ACCESS = {
   'templates.view': { role: 'viewer', ko: '템플릿 목록 보기', en: 'See templates' },
   'classes.view': { role: 'viewer', ko: '반·월별 수납 보기', en: 'See classes and their months' },
   'classes.export': { role: 'viewer', ko: '미납자 내보내기 (CSV)', en: 'Export a month\'s unpaid (CSV)' },
-  'schedules.view': { role: 'viewer', ko: '자동 청구 일정 보기', en: 'See schedules' },
+  'schedules.view': { role: 'viewer', ko: '예약 발송 보기', en: 'See schedules' },
   'points.view': { role: 'viewer', ko: '포인트 잔액·내역 보기', en: 'See points and the ledger' },
-  'deliveries.view': { role: 'viewer', ko: '웹훅 전송 기록·엔드포인트 보기', en: 'See webhook deliveries and endpoints' },
+  'deliveries.view': { role: 'viewer', ko: '콜백·웹훅 전송 기록과 엔드포인트 보기', en: 'See webhook deliveries and endpoints' },
 
   // Manager and owner: what changes money, messages and the store's integrations.
   'payment.cancel': { role: 'manager', ko: '결제 취소', en: 'Cancel a payment' },
@@ -58,7 +58,7 @@ export const ACCESS = {
   'template.edit': { role: 'manager', ko: '템플릿 만들기·수정·삭제', en: 'Create, edit, delete templates' },
   'class.edit': { role: 'manager', ko: '반 만들기·수정·보관, 학생 추가·삭제·가져오기', en: 'Create, edit, archive classes; add, remove, import members' },
   'class.remind': { role: 'manager', ko: '미납자에게 다시 알림', en: 'Remind a month\'s unpaid' },
-  'schedule.edit': { role: 'manager', ko: '자동 청구 만들기·일시 정지·재개', en: 'Create, pause, resume schedules' },
+  'schedule.edit': { role: 'manager', ko: '예약 발송 만들기·일시 정지·재개', en: 'Create, pause, resume schedules' },
   'points.recharge': { role: 'manager', ko: '포인트 충전', en: 'Recharge points' },
   'delivery.redeliver': { role: 'manager', ko: '웹훅 다시 보내기·복구', en: 'Redeliver and recover webhooks' },
   'endpoint.edit': { role: 'manager', ko: '웹훅 엔드포인트 추가·변경·삭제·시크릿 교체·테스트', en: 'Add, change, delete, rotate, test webhook endpoints' },
