@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
@@ -154,6 +154,13 @@ function lastStep(steps: Step[], r: Run): Step | undefined {
   const seen = [...r.stdout.matchAll(/@@step (\d+)@@/g)].map((m) => Number(m[1]));
   return seen.length ? steps[seen[seen.length - 1]!] : undefined;
 }
+
+test('walkthroughs: the tools the documents use are installed (bash, curl, jq, sha256sum)', () => {
+  for (const tool of ['bash', 'curl', 'jq', 'sha256sum']) {
+    const r = spawnSync(tool, ['--version'], { stdio: 'ignore' });
+    assert.equal(r.status, 0, `${tool} is needed by the walkthroughs (README.md says so): apt-get install -y ${tool === 'sha256sum' ? 'coreutils' : tool}`);
+  }
+});
 
 for (const engine of engines) {
   test(`walkthroughs [${engine}]: README, then docs/invoicing.md, then docs/console.md, from a fresh start`, async () => {
