@@ -59,8 +59,18 @@ export interface Breakdown {
  * Supply, VAT and tax-free parts of a payment. Without items the whole amount is one TAX_ON
  * line at the default rate; with items the amount must equal their nets' sum, and
  * supply + VAT + tax-free = amount. Problems name the field (`ITEMS[1].discountAmount: ...`).
+ *
+ * `taxFree`, given by the invoicing side only (an invoice's taxFreeAmount: its lines carry no
+ * taxType), is the tax-free part itself, 0..amount; the rest is taxed at the default rate.
  */
-export function breakdown(amount: number, items: TaxLine[] | undefined): Breakdown | { error: string } {
+export function breakdown(amount: number, items: TaxLine[] | undefined, taxFree?: number): Breakdown | { error: string } {
+  if (taxFree !== undefined) {
+    if (!Number.isSafeInteger(taxFree) || taxFree < 0 || taxFree > amount) return { error: `taxFreeAmount: must be from 0 to APPROVAL_AMOUNT (${amount})` };
+    const lines = items && items.length > 0 ? breakdown(amount, items) : { lines: [] as number[] };
+    if ('error' in lines) return lines;
+    const tax = vatOf(amount - taxFree, DEFAULT_VAT_BPS);
+    return { supplyAmount: amount - taxFree - tax, taxCharge: tax, taxFreeAmount: taxFree, lines: lines.lines };
+  }
   if (!items || items.length === 0) {
     const tax = vatOf(amount, DEFAULT_VAT_BPS);
     return { supplyAmount: amount - tax, taxCharge: tax, taxFreeAmount: 0, lines: [] };

@@ -47,6 +47,11 @@ export interface PaymentInput {
   userId?: string | null;
   orderType?: OrderType;
   items?: Item[];
+  /**
+   * The tax-free part given as an amount (an invoice's taxFreeAmount; the gateway API computes it
+   * from ITEMS' taxType instead): the rest is taxed at the default rate (amounts.ts, breakdown).
+   */
+  taxFreeAmount?: number;
 }
 
 export interface GatewayDeps {
@@ -193,7 +198,7 @@ export class GatewayService {
     urlCheck('CONFIRM_URL', input.confirmUrl, this.deps.confirmUrlPolicy);
     urlCheck('RETURN_URL', input.returnUrl, input.returnUrlIsOurs ? 'http-or-https' : this.deps.confirmUrlPolicy);
     if (input.returnDisplayYn === 'Y' && !input.returnUrl) throw new GatewayError(C.VALIDATION, 'RETURN_URL: is required when RETURN_DISPLAY_YN is Y');
-    const split = breakdown(input.amount, input.items);
+    const split = breakdown(input.amount, input.items, input.taxFreeAmount);
     if ('error' in split) throw new GatewayError(C.VALIDATION, split.error);
     const now = this.deps.clock.nowMs();
     const payment: Payment = {

@@ -73,9 +73,17 @@ interface Recipient {
   items: StoredLine[] | null;
   reason: string;
   description: string | null;
+  taxFreeAmount: number;
 }
 
 const validation = (msg: string) => new AppError('VALIDATION', msg);
+
+/** The tax-free part: 0 when absent, never more than the amount (docs/invoicing.md, "Tax-free amounts"). */
+function taxFree(value: number | undefined, amount: number, path: string): number {
+  if (value === undefined) return 0;
+  if (value > amount) throw validation(`${path}: must be at most the amount (${amount})`);
+  return value;
+}
 
 /** One recipient per member: SAME shares the amount and items; INDIVIDUAL pairs each member with its entry. */
 export function recipients(body: CreateBillBody): Recipient[] {
@@ -94,7 +102,8 @@ export function recipients(body: CreateBillBody): Recipient[] {
     if (body.amount === undefined) throw validation('amount: is required');
     const items = nets(body.items, body.amount, 'items');
     const reason = body.reason;
-    return body.members.map((m) => ({ ...base(m), amount: body.amount!, items, reason, description: body.description ?? null }));
+    const taxFreeAmount = taxFree(body.taxFreeAmount, body.amount, 'taxFreeAmount');
+    return body.members.map((m) => ({ ...base(m), amount: body.amount!, items, reason, description: body.description ?? null, taxFreeAmount }));
   }
   const entries = body.recipientItems;
   if (!entries) throw validation('recipientItems: is required when templateType is INDIVIDUAL');
@@ -111,6 +120,7 @@ export function recipients(body: CreateBillBody): Recipient[] {
     return {
       ...base(m), amount: e.amount, items: nets(e.items, e.amount, `recipientItems[${j}].items`),
       reason, description: e.description ?? body.description ?? null,
+      taxFreeAmount: taxFree(e.taxFreeAmount, e.amount, `recipientItems[${j}].taxFreeAmount`),
     };
   });
 }
@@ -178,7 +188,7 @@ export async function createInvoices(db: Kysely<Database>, deps: CreationDeps, a
     payment_id: null, status: 'PENDING', send_status: 'WAITING', deleted_at: null,
     request_id: body.requestId ?? null, request_hash: body.requestId !== undefined ? hash : null,
     template_type: body.templateType ?? 'SAME', receiver_name: r.name, receiver_phone: r.phone, guardian_phone: r.guardianPhone,
-    amount: r.amount, reason: r.reason, description: r.description, items_json: storeLines(r.items ?? []),
+    amount: r.amount, tax_free_amount: r.taxFreeAmount, reason: r.reason, description: r.description, items_json: storeLines(r.items ?? []),
     send_channel: channel, webhook_url: body.webhookUrl ?? null, webhook_secret_sealed: sealed,
     bill_template_id: body.billTemplateId === undefined ? null : String(body.billTemplateId),
     related_subject: body.relatedSubject ?? null, etc: body.etc ?? null,

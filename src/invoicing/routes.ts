@@ -121,7 +121,7 @@ export function invoicingRoutes(app: App, deps: InvoicingRouteDeps): void {
   app.post('/app/v1/sales/bill', {
     ...hooks,
     schema: {
-      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. dueDate (optional, yyyy-MM-dd, today to 365 days ahead) is shown in the message and on the pages. Read the outcome with the list or detail.'),
+      ...doc('Create invoices and send them', 'Acceptance only (result_data null): one invoice per member, PENDING, send WAITING. Points for every recipient are reserved at once (ALIMTALK price, or the SMS price for SMS and ALIMTALK_THEN_SMS) or the request is refused with 409 / -21. requestId: the same content again creates nothing (0), other content 400 / -22, more than one member 400 / -23. dueDate (optional, yyyy-MM-dd, today to 365 days ahead) is shown in the message and on the pages. taxFreeAmount (optional, 0 to amount) is the VAT-exempt part, passed to the processor\'s window. Read the outcome with the list or detail.'),
       body: CreateBillBody,
       response: {
         200: Envelope(Type.Null()), ...errors(401, 403, 409),

@@ -29,6 +29,13 @@ const DueDate = Type.String({
   examples: ['2026-12-10'],
 });
 
+/** The VAT-exempt part of an invoice (docs/invoicing.md, "Tax-free amounts"); the service checks it against the amount. */
+const TaxFreeAmount = Type.Integer({
+  minimum: 0, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 0 to the amount',
+  description: 'The VAT-exempt (면세) part of the amount, from 0 (default: all taxed) to the amount (all tax-free). The payment carries it to the processor\'s window as its taxFreeAmount',
+  examples: [128000],
+});
+
 export const BillItem = Type.Object({
   name: DisplayText({ minLength: 1, maxLength: 20 }),
   price: Type.Integer({ minimum: 100, maximum: MAX_INT, 'x-reason': 'must be a whole number of won from 100 to 2147483647' }),
@@ -56,6 +63,7 @@ const RecipientItem = Type.Object({
   items: Type.Optional(Items),
   reason: Type.Optional(Reason),
   description: Type.Optional(Description),
+  taxFreeAmount: Type.Optional(TaxFreeAmount),
 });
 
 export const CreateBillBody = Type.Object({
@@ -82,6 +90,7 @@ export const CreateBillBody = Type.Object({
   })),
   members: Type.Array(Member, { minItems: 1, maxItems: 1000 }),
   items: Type.Optional(Items),
+  taxFreeAmount: Type.Optional(TaxFreeAmount),
   billTemplateId: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Integer()], {
     description: 'A template saved in the console: it fills reason, description, amount with items, and sendChannel where the request leaves them out (docs/reference.md, "Templates")',
   })),
@@ -92,6 +101,13 @@ export const CreateBillBody = Type.Object({
   reminders: Type.Optional(Type.Object(ReminderRule.properties, {
     description: 'Reminders to the unpaid (docs/reference.md, section 17): needs a due date (dueDate, or the template\'s "due N days after sending")',
   })),
+}, {
+  examples: [{
+    reason: '12월 수강료', description: '매월 10일까지 납부 부탁드립니다', amount: 135000, taxFreeAmount: 120000,
+    items: [{ name: '레슨', price: 120000 }, { name: '교재', price: 15000 }],
+    members: [{ studentName: '홍길동', studentPhone: '01012345678', guardianPhone: '01098765432' }],
+    sendChannel: 'ALIMTALK', dueDate: '2026-12-10',
+  }],
 });
 export type CreateBillBody = Static<typeof CreateBillBody>;
 
@@ -169,6 +185,7 @@ export const BillDetail = Type.Object({
     ...billFields,
     description: N(Type.String()),
     items: Type.Array(ItemView),
+    taxFreeAmount: Type.Integer({ description: 'The VAT-exempt (면세) part of the amount; 0 when all is taxed', examples: [0] }),
     webhookUrl: N(Type.String()),
     billTemplateId: N(Type.String()),
     relatedSubject: N(Type.String()),

@@ -146,6 +146,7 @@ export class SendRunner {
             mobileNo: invoice.guardian_phone ?? invoice.receiver_phone, payUserName: invoice.receiver_name,
             requestReason: invoice.reason, infoMessage: invoice.description,
             items: lines.length ? gatewayItems(lines) : undefined,
+            ...(Number(invoice.tax_free_amount) > 0 ? { taxFreeAmount: Number(invoice.tax_free_amount) } : {}),
           }, trx);
           if (!(await repo.setPaymentId(trx, invoice.id, p.id, this.deps.clock.nowMs()))) throw new LostRace();
           return p;

@@ -40,6 +40,7 @@ export function billDetail(inv: Invoice, payment: Payment | undefined, sends: Se
       ...billSummary(inv, nowMs),
       description: inv.description,
       items: invoiceLines(inv).map(itemView),
+      taxFreeAmount: Number(inv.tax_free_amount),
       webhookUrl: inv.webhook_url,
       billTemplateId: inv.bill_template_id,
       relatedSubject: inv.related_subject,

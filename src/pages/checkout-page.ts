@@ -3,7 +3,7 @@ import { won } from '../platform/format.js';
 import { kstSpaced } from '../platform/kst.js';
 import type { CheckoutWindow, PayMethod } from '../ports/checkout.js';
 import { html, layout, raw, type SafeHtml } from './html.js';
-import { dueFact, footer, itemsTable, merchantHeader, sandboxNotice, storeCard, type PageContext } from './payment-page.js';
+import { dueFact, footer, itemsTable, merchantHeader, sandboxNotice, storeCard, taxFreeFact, type PageContext } from './payment-page.js';
 
 /**
  * The checkout's pages (docs/reference.md, "Payment page"): the order and the methods the store
@@ -33,6 +33,7 @@ function orderSummary(p: Payment, dueDate: string | null | undefined): SafeHtml 
 <p class="amount">${won(p.amount)}</p>
 <dl class="facts">
 <dt>결제자</dt><dd>${p.pay_user_name}</dd>
+${taxFreeFact(p)}
 ${dueFact(dueDate)}
 </dl>
 </section>

@@ -145,6 +145,11 @@ export function sandboxNotice(sandbox: boolean, kind: 'card' | 'window' = 'card'
   return html`<p class="sandbox"><strong>테스트 환경</strong>입니다. 실제로 결제되지 않습니다. 승인 카드 <code>4242 4242 4242 4242</code>, 거절 카드 <code>4000 0000 0000 0002</code></p>`;
 }
 
+/** "면세금액" among the facts before paying, when part or all of the amount is VAT-exempt. */
+export function taxFreeFact(p: Payment): SafeHtml | null {
+  return Number(p.tax_free_amount) > 0 ? html`<dt>면세금액</dt><dd>${won(Number(p.tax_free_amount))}</dd>` : null;
+}
+
 export function taxFacts(p: Payment): SafeHtml {
   return html`<dt>공급가액</dt><dd>${won(p.supply_amount)}</dd>
 <dt>부가세</dt><dd>${won(p.tax_charge)}</dd>
@@ -218,6 +223,7 @@ ${sandboxNotice(ctx.sandbox)}
 <p class="amount">${won(p.amount)}</p>
 <dl class="facts">
 <dt>결제자</dt><dd>${p.pay_user_name}</dd>
+${taxFreeFact(p)}
 ${dueFact(ctx.dueDate)}
 </dl>
 </section>

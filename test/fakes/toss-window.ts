@@ -36,6 +36,8 @@ export interface WindowOrder {
   orderId: string;
   orderName: string;
   amount: number;
+  /** requestPayment's taxFreeAmount (0 when absent): the part Toss reports as tax-free. */
+  taxFree: number;
   method: SdkMethod;
   successUrl: string;
   failUrl: string;
@@ -143,7 +145,7 @@ export class TossWindow {
     const seen = this.orders.get(q.orderId);
     if (seen && seen.status !== 'READY') return err(400, 'DUPLICATED_ORDER_ID', '이미 승인 및 취소가 진행된 중복된 주문번호 입니다.', cors);
     const o: WindowOrder = {
-      session: randomBytes(12).toString('base64url'), merchant, orderId: q.orderId, orderName: q.orderName, amount: q.amount.value, method: q.method,
+      session: randomBytes(12).toString('base64url'), merchant, orderId: q.orderId, orderName: q.orderName, amount: q.amount.value, taxFree: q.taxFreeAmount ?? 0, method: q.method,
       successUrl: q.successUrl, failUrl: q.failUrl, customerName: typeof q.customerName === 'string' ? q.customerName : '', validHours: q.virtualAccount?.validHours ?? 168,
       status: 'READY', paymentKey: null, choice: null, requestedAt: kst(Date.now()), approvedAt: null, approveNo: null, secret: null, account: null,
       refundTo: null, cancels: [], failure: null,
@@ -258,8 +260,8 @@ export class TossWindow {
     return {
       mId: 'tsunapfake', version: '2022-11-16', paymentKey: o.paymentKey, orderId: o.orderId, orderName: o.orderName, currency: 'KRW',
       method: kind === 'easy' ? '간편결제' : METHOD_NAMES[o.method], status: o.status, requestedAt: o.requestedAt, approvedAt: o.approvedAt, type: 'NORMAL',
-      totalAmount: o.amount, balanceAmount: o.status === 'CANCELED' ? 0 : o.amount, suppliedAmount: Math.round(o.amount / 1.1), vat: o.amount - Math.round(o.amount / 1.1),
-      taxFreeAmount: 0, secret: o.secret, lastTransactionKey: null,
+      totalAmount: o.amount, balanceAmount: o.status === 'CANCELED' ? 0 : o.amount, suppliedAmount: Math.round((o.amount - o.taxFree) / 1.1),
+      vat: o.amount - o.taxFree - Math.round((o.amount - o.taxFree) / 1.1), taxFreeAmount: o.taxFree, secret: o.secret, lastTransactionKey: null,
       card: card && paid ? {
         issuerCode: card.issuer, acquirerCode: card.issuer, number: `${card.number.slice(0, 8)}****${card.number.slice(12, 15)}*`, installmentPlanMonths: 0,
         isInterestFree: false, approveNo: o.approveNo, useCardPoint: false, cardType: '신용', ownerType: '개인', acquireStatus: 'READY', amount: o.amount,
@@ -338,6 +340,7 @@ function validRequest(q: any): string | null {
   if (q.amount?.currency !== 'KRW' || !Number.isInteger(q.amount?.value) || q.amount.value < 1) return 'amount: { currency: "KRW", value: 1 이상의 정수 } 여야 합니다.';
   if (typeof q.orderId !== 'string' || !/^[A-Za-z0-9_-]{6,64}$/.test(q.orderId)) return 'orderId: 영문 대소문자, 숫자, -, _ 로 이루어진 6자 이상 64자 이하여야 합니다.';
   if (typeof q.orderName !== 'string' || q.orderName.length < 1 || q.orderName.length > 100) return 'orderName: 100자 이하로 입력해주세요.';
+  if (q.taxFreeAmount !== undefined && (!Number.isInteger(q.taxFreeAmount) || q.taxFreeAmount < 0 || q.taxFreeAmount > q.amount.value)) return 'taxFreeAmount: 0 이상, 결제 금액 이하의 정수여야 합니다.';
   for (const k of ['successUrl', 'failUrl']) {
     if (typeof q[k] !== 'string' || !/^https?:\/\//.test(q[k])) return `${k}: http 또는 https로 시작하는 절대 주소여야 합니다.`;
   }

@@ -72,6 +72,7 @@ export interface InvoiceDetailView {
     createDateTime: string; doneDateTime: string | null; canceledDateTime: string | null; sendCount: number; requestId: string | null;
     billTemplateId: string | null; webhookUrl: string | null; dueDate: string | null; overdue: boolean;
     items: { name: string; price: number; qty: number; amount: number }[];
+    taxFreeAmount: number;
   };
   payment: { acceptNumber: string; payCompany: string; installmentMonth: number; paymentDateTime: string; cancelDateTime: string | null } | null;
   sendHistories: { sendType: string; sendResult: string; sendChannel: string; sentAt: string | null; receiverPhone: string; errorMessage: string | null; deliveryStatus: string | null }[];
@@ -90,6 +91,13 @@ const SEND_TYPE_LABEL: Record<string, string> = { INITIAL: '최초', RESEND: '�
 const SEND_RESULT: Record<string, string> = { SUCCESS: '성공', FAILED: '실패', WAITING: '진행 중' };
 const t = (s: string | null) => (s ? s.replace('T', ' ') : '-');
 
+/** The invoice's 과세 구분: all taxed, all tax-free, or the tax-free part of the amount. */
+export function taxLabel(amount: number, taxFree: number): string {
+  if (taxFree <= 0) return '과세 (부가세 포함)';
+  if (taxFree >= amount) return '전액 면세';
+  return `일부 면세: 면세 ${won(taxFree)}, 과세 ${won(amount - taxFree)}`;
+}
+
 export function invoiceDetail(v: { d: InvoiceDetailView; deliveries: DeliveryView[]; canAct: boolean; csrf: string; paymentHref: string | null; publicHref: string }): SafeHtml {
   const b = v.d.bill;
   const id = b.uniqueId;
@@ -106,6 +114,7 @@ ${actions}
 <section class="card" aria-labelledby="bill-title"><h2 id="bill-title">청구 정보</h2>
 <dl class="facts">
 <dt>금액</dt><dd>${won(b.amount)}</dd>
+<dt>과세 구분</dt><dd>${taxLabel(b.amount, b.taxFreeAmount)}</dd>
 <dt>받는 분</dt><dd>${b.receiver.name} (${phone(b.receiver.phone)})</dd>
 ${b.guardianPhone ? html`<dt>보호자</dt><dd>${phone(b.guardianPhone)}</dd>` : ''}
 <dt>발송 방법</dt><dd>${SEND_CHANNEL_LABEL[b.sendChannel]}</dd>
