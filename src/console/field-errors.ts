@@ -24,6 +24,7 @@ const FIELDS: [RegExp, string, string][] = [
   [/^sendChannel$/, 'sendChannel', '발송 방법'],
   [/^requestId$/, 'requestId', '요청 번호'],
   [/^dueDate$/, 'dueDate', '납부 기한'],
+  [/^taxFreeAmount$|^recipientItems\[\d+\]\.taxFreeAmount$/, 'taxFreeAmount', '면세 금액'],
   [/^members$|^recipientItems$/, 'csv', '받는 분'],
   [/^points$/, 'form', '포인트'],
 ];
@@ -41,6 +42,7 @@ function reasonOf(reason: string, label: string): string {
   if ((m = /^the net sum of the items \((\d+)\) must equal the amount \((\d+)\)$/.exec(reason))) {
     return `항목 합계(${Number(m[1]).toLocaleString('ko-KR')}원)가 금액(${Number(m[2]).toLocaleString('ko-KR')}원)과 다릅니다.`;
   }
+  if ((m = /^must be at most the amount \((\d+)\)$/.exec(reason))) return `${label}은 청구 금액(${Number(m[1]).toLocaleString('ko-KR')}원)보다 클 수 없습니다.`;
   if (/^no template/.test(reason)) return '고른 템플릿이 없습니다. 템플릿 목록을 확인해 주세요.';
   if (/^may only be given together with webhookUrl/.test(reason)) return '웹훅 서명 키는 웹훅 주소와 함께만 쓸 수 있습니다.';
   if ((m = /^insufficient send points to send the invoice \(needs (\d+), balance (\d+)\)$/.exec(reason))) {

@@ -100,8 +100,8 @@ table.list caption{text-align:left;font-weight:700;padding:.25rem 0 .5rem}
 .ledger-send>summary{cursor:pointer;min-height:2.75rem;display:flex;align-items:center}
 .ledger-send ul{margin:.25rem 0 0;padding-left:1.25rem}
 .filter-fold[open]>summary{margin-bottom:.5rem}
-.filter-fold>summary::before,.chart-table>summary::before{content:"▸";margin-right:.5rem}
-.filter-fold[open]>summary::before,.chart-table[open]>summary::before{content:"▾"}
+.filter-fold>summary::before,.chart-table>summary::before,.ledger-send>summary::before{content:"▸";margin-right:.5rem}
+.filter-fold[open]>summary::before,.chart-table[open]>summary::before,.ledger-send[open]>summary::before{content:"▾"}
 @media (max-width:39.99rem){
 table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 table.cards,table.cards tbody{display:block}
@@ -164,6 +164,12 @@ input[type=checkbox]{display:inline-block;width:auto;min-height:0}
 .row-error td{background:#fff8f7}
 .grid2{display:grid;grid-template-columns:1fr;gap:0 1rem}
 @media (min-width:48rem){.grid2{grid-template-columns:1fr 1fr}}
+.item-rows,.tax-mode{border:1px solid #d5dbe5;border-radius:12px;padding:.75rem 1rem;margin:0 0 1rem}
+.item-rows legend,.tax-mode legend{font-weight:700;padding:0 .25rem}
+.item-row{display:grid;grid-template-columns:1fr 8rem;gap:0 .75rem;align-items:end;border-bottom:1px solid #eef1f5;margin-bottom:.5rem}
+.item-row>.btn{grid-column:1/-1;min-height:2.75rem;font-size:1rem;margin-bottom:.5rem}
+@media (min-width:48rem){.item-row{grid-template-columns:1fr 10rem auto}.item-row>.btn{grid-column:auto;width:auto}}
+.tax-mode .choice{display:flex;align-items:center;gap:.625rem;min-height:2.75rem}
 fieldset{border:0;margin:0 0 1rem;padding:0}
 legend{font-weight:700;margin:0 0 .375rem}
 input[type=radio]{display:inline-block;width:1.25rem;height:1.25rem;min-height:0;margin:0;flex:none}

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CreateBillBody, type BillItem, type TemplateView } from '../../invoicing/index.js';
 import { randomToken } from '../../platform/crypto.js';
@@ -9,9 +9,10 @@ import { decodeCsv, type CsvEncoding } from '../csv-upload.js';
 import { fieldErrorsOf, koreanProblem, type FieldErrors } from '../field-errors.js';
 import { Csrf, digits, field, fileBytes, Str, wholeNumber } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
-import { parseItems, parseRecipients, type RecipientRow } from '../recipients.js';
+import { parseRecipients, type RecipientRow } from '../recipients.js';
 import type { ConsoleUser } from '../sessions.js';
-import { bulkForm, bulkPreview, singleForm, type CommonValues, type SingleValues } from '../views/invoice-create.js';
+import { bulkForm, bulkPreview, FIRST_ITEM_ROWS, MAX_ITEM_ROWS, rowsSum, singleForm, type CommonValues, type ItemRowValues, type SingleValues } from '../views/invoice-create.js';
+import { won } from '../../platform/format.js';
 
 const createCheck = checker(CreateBillBody);
 const CHANNELS = ['ALIMTALK', 'SMS', 'ALIMTALK_THEN_SMS'] as const;
@@ -47,11 +48,43 @@ function sharedProblems(v: CommonValues, tpl: TemplateView | undefined): FieldEr
   return e;
 }
 
-/** `이름:가격[:수량]; ...` of the single form (the CSV's 항목 format). */
-function itemsOf(text: string | undefined): BillItem[] | undefined | { error: string } {
-  if (!text?.trim()) return undefined;
-  const r = parseItems(text);
-  return 'error' in r ? r : r.items;
+const emptyRows = (n: number): ItemRowValues[] => Array.from({ length: n }, () => ({ name: '', price: '' }));
+
+/** The item rows as posted (itemRows of them, at most MAX_ITEM_ROWS), values as typed. */
+function rowsOf(b: Record<string, string | undefined>): ItemRowValues[] {
+  const n = Math.min(Math.max(Number(/^\d{1,2}$/.test(b.itemRows ?? '') ? b.itemRows : FIRST_ITEM_ROWS), 1), MAX_ITEM_ROWS);
+  return Array.from({ length: n }, (_, i) => ({ name: b[`itemName${i}`] ?? '', price: b[`itemPrice${i}`] ?? '' }));
+}
+
+/** The filled rows as the API's items (a row with neither name nor price is skipped); problems beside each input. */
+function rowItems(rows: ItemRowValues[], errors: FieldErrors): BillItem[] | undefined {
+  const items: BillItem[] = [];
+  rows.forEach((r, i) => {
+    const name = r.name.trim();
+    if (!name && !r.price.trim()) return;
+    const price = wholeNumber(r.price);
+    if (!name) errors[`itemName${i}`] = `${i + 1}번 품목명을 적어 주세요.`;
+    else if (name.length > 20) errors[`itemName${i}`] = `품목명은 20자까지 적을 수 있습니다 (지금 ${name.length}자).`;
+    if (price === undefined || price < 100 || price > 2_147_483_647) errors[`itemPrice${i}`] = `${i + 1}번 금액은 100원 이상의 숫자로 적어 주세요.`;
+    else items.push({ name, price });
+  });
+  return items.length ? items : undefined;
+}
+
+/** The tax-free part the 과세 구분 asks for: 0 (과세), the amount (전액 면세), or the typed part, 0..amount (일부 면세). */
+function taxFreeOf(b: { taxMode?: string; taxFreeAmount?: string }, amount: number | undefined, errors: FieldErrors): number {
+  if (b.taxMode === 'TAX_FREE') return amount ?? 0;
+  if (b.taxMode !== 'PART') return 0;
+  const typed = b.taxFreeAmount?.trim() ? wholeNumber(b.taxFreeAmount) : undefined;
+  if (typed === undefined) {
+    errors.taxFreeAmount = b.taxFreeAmount?.trim() ? '면세 금액은 숫자로 적어 주세요 (예: 100,000).' : '일부 면세를 고르셨습니다. 면세 금액을 적어 주세요.';
+    return 0;
+  }
+  if (amount !== undefined && typed > amount) {
+    errors.taxFreeAmount = `면세 금액(${won(typed)})은 청구 금액(${won(amount)})보다 클 수 없습니다.`;
+    return 0;
+  }
+  return typed;
 }
 
 /** Creating invoices from the console (docs/console.md, "Sending"): one recipient, or many from a CSV with a preview. */
@@ -72,22 +105,36 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
 
   const single = async (req: FastifyRequest, reply: FastifyReply, values: SingleValues, errors: FieldErrors = {}, status = 200) => {
     const user = userOf(req);
-    const body = singleForm({ csrf: await csrfToken(req, reply), templates: await templates(user), values, errors, costs: deps.costs, balance: await inv.invoices.balance(user.tenant.id) });
+    const body = singleForm({
+      csrf: await csrfToken(req, reply), templates: await templates(user), values, errors, costs: deps.costs, balance: await inv.invoices.balance(user.tenant.id),
+      itemsSum: rowsSum(values.itemRows, wholeNumber),
+    });
     return renderPage(req, reply, { title: '청구서 보내기', active: 'invoices', body }, status);
   };
 
   app.get('/invoices/new', { schema: { hide: true, querystring: Type.Object({ template: Str(64) }) } }, async (req, reply) =>
-    single(req, reply, { requestId: `console-${randomToken(12)}`, template: req.query.template }));
+    single(req, reply, { requestId: `console-${randomToken(12)}`, template: req.query.template, itemRows: emptyRows(FIRST_ITEM_ROWS) }));
 
   // Generous limits: a value longer than its field allows comes back beside the field in Korean, never as a bare error page.
   const SingleBody = Type.Object({
-    ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000), items: Str(20_000), reason: Str(10_000), description: Str(10_000),
+    ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000), reason: Str(10_000), description: Str(10_000),
     sendChannel: Str(100), template: Str(200), requestId: Str(200), webhookUrl: Str(10_000), dueDate: Str(100),
+    op: Str(20), itemRows: Str(10), taxMode: Str(20), taxFreeAmount: Str(10_000),
+    ...Object.fromEntries(Array.from({ length: MAX_ITEM_ROWS }, (_, i) => [[`itemName${i}`, Str(10_000)], [`itemPrice${i}`, Str(10_000)]]).flat()),
   });
   app.post('/invoices/new', { schema: { hide: true, body: SingleBody } }, async (req, reply) => {
     const user = userOf(req);
-    const b = req.body;
-    const values: SingleValues = { ...b, requestId: b.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(b.requestId) ? b.requestId : `console-${randomToken(12)}` };
+    const b = req.body as Static<typeof SingleBody> & Record<string, string | undefined>;
+    const values: SingleValues = {
+      ...b, itemRows: rowsOf(b), requestId: b.requestId && /^[A-Za-z0-9_-]{8,64}$/.test(b.requestId) ? b.requestId : `console-${randomToken(12)}`,
+    };
+    // 품목 추가 and 삭제 only change the rows: the form comes back with everything typed, nothing sent.
+    if (b.op === 'add') return single(req, reply, { ...values, itemRows: [...values.itemRows, ...emptyRows(1)].slice(0, MAX_ITEM_ROWS) });
+    const del = /^del:(\d{1,2})$/.exec(b.op ?? '');
+    if (del) {
+      const rows = values.itemRows.filter((_, i) => i !== Number(del[1]));
+      return single(req, reply, { ...values, itemRows: rows.length ? rows : emptyRows(1) });
+    }
     const tpl = b.template ? (await templates(user)).find((t) => t.id === b.template) : undefined;
     const errors = sharedProblems(b, tpl);
     if (b.template && !tpl) errors.template = '고른 템플릿이 없습니다. 다시 골라 주세요.';
@@ -98,14 +145,23 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
     if (!/^\d{10,11}$/.test(phoneDigits)) errors.phone = phoneDigits ? '전화번호는 10~11자리 숫자여야 합니다 (예: 010-1234-5678).' : '전화번호를 적어 주세요.';
     const guardian = digits(b.guardianPhone);
     if (guardian && !/^\d{10,11}$/.test(guardian)) errors.guardianPhone = '보호자 전화번호는 10~11자리 숫자여야 합니다.';
-    const amount = b.amount?.trim() ? wholeNumber(b.amount) : undefined;
-    if (b.amount?.trim() && (amount === undefined || amount < 100 || amount > 2_147_483_647)) errors.amount = '금액은 100원 이상의 숫자로 적어 주세요 (예: 128,000).';
-    else if (!b.amount?.trim() && !tpl?.amount) errors.amount = '금액을 적어 주세요 (금액이 있는 템플릿을 고르면 비워 둘 수 있습니다).';
-    const items = itemsOf(b.items);
-    if (items && 'error' in items) errors.items = items.error;
+    const items = rowItems(values.itemRows, errors);
+    // A row with a problem makes the sum meaningless: its own problem is said, not the sum's.
+    const rowsOk = !Object.keys(errors).some((k) => k.startsWith('item'));
+    const typed = b.amount?.trim() ? wholeNumber(b.amount) : undefined;
+    const itemsSum = rowsOk ? items?.reduce((s, it) => s + it.price, 0) : undefined;
+    let amount = typed;
+    if (b.amount?.trim() && (typed === undefined || typed < 100 || typed > 2_147_483_647)) errors.amount = '금액은 100원 이상의 숫자로 적어 주세요 (예: 128,000).';
+    else if (!b.amount?.trim() && itemsSum !== undefined) amount = itemsSum;
+    else if (!b.amount?.trim() && !tpl?.amount) errors.amount = '금액을 적어 주세요 (금액이 있는 템플릿을 고르거나 항목을 적으면 비워 둘 수 있습니다).';
+    if (!errors.amount && itemsSum !== undefined && amount !== undefined && amount !== itemsSum) {
+      errors.amount = `금액(${won(amount)})이 항목 합계(${won(itemsSum)})와 다릅니다. 금액이나 항목을 고쳐 주세요.`;
+    }
+    const taxFreeAmount = taxFreeOf(b, amount ?? tpl?.amount ?? undefined, errors);
     if (Object.keys(errors).length > 0) return single(req, reply, values, errors, 400);
     const body = {
-      ...commonBody(b), requestId: values.requestId, ...(amount !== undefined ? { amount } : {}), ...(items && !('error' in items) ? { items } : {}),
+      ...commonBody(b), requestId: values.requestId, ...(amount !== undefined ? { amount } : {}), ...(items ? { items } : {}),
+      ...(taxFreeAmount ? { taxFreeAmount } : {}),
       members: [{ studentName: name, studentPhone: phoneDigits, ...(guardian ? { guardianPhone: guardian } : {}) }],
     };
     try {

@@ -48,16 +48,67 @@ ${problem('template', e)}<span class="hint" id="template-hint">비워 둔 청구
 <div class="field"><label for="webhookUrl">웹훅 주소 (선택)</label><input id="webhookUrl" name="webhookUrl" type="url" maxlength="500" value="${v.webhookUrl ?? ''}"${describedBy('webhookUrl', e, 'webhook-hint')}>${problem('webhookUrl', e)}<span class="hint" id="webhook-hint">결제·취소 때 POST를 받을 https:// 주소 (개발자용)</span></div>`;
 }
 
+/** One item row of the send form, as typed. */
+export interface ItemRowValues {
+  name: string;
+  price: string;
+}
+
+/** The send form's item rows: at most this many (the API takes 100; a form of more is a CSV's job). */
+export const MAX_ITEM_ROWS = 20;
+/** Empty rows a fresh form shows. */
+export const FIRST_ITEM_ROWS = 2;
+
+/** 과세 구분: all taxed (default), all tax-free, or a tax-free part typed in won. */
+export const TAX_MODES = ['TAX_ON', 'TAX_FREE', 'PART'] as const;
+export type TaxMode = (typeof TAX_MODES)[number];
+
 export interface SingleValues extends CommonValues {
   name?: string;
   phone?: string;
   guardianPhone?: string;
   amount?: string;
-  items?: string;
+  itemRows: ItemRowValues[];
+  taxMode?: string;
+  taxFreeAmount?: string;
   requestId: string;
 }
 
-export function singleForm(v: { csrf: string; templates: TemplateView[]; values: SingleValues; errors?: FieldErrors; costs: { ALIMTALK: number; SMS: number }; balance: number }): SafeHtml {
+/** The sum of the rows whose price reads as a whole number (what the form shows as 항목 합계). */
+export function rowsSum(rows: ItemRowValues[], read: (s: string) => number | undefined): number {
+  return rows.reduce((s, r) => s + (r.name.trim() || r.price.trim() ? read(r.price) ?? 0 : 0), 0);
+}
+
+/**
+ * The item rows: 품목명 and 금액 per row, each row's own 삭제, and 품목 추가. All of it works
+ * without a script: the buttons submit the form, which comes back with a row more or less and
+ * everything typed kept (src/console/routes/invoice-create.ts).
+ */
+function itemRows(rows: ItemRowValues[], sum: number, e: FieldErrors): SafeHtml {
+  return html`<fieldset class="item-rows" id="items" aria-describedby="items-hint"><legend>청구 항목 (선택)</legend>${problem('items', e)}
+<input type="hidden" name="itemRows" value="${String(rows.length)}">
+${rows.map((r, i) => html`<div class="item-row">
+<div class="field"><label for="itemName${i}">품목명 ${i + 1}</label><input id="itemName${i}" name="itemName${i}" maxlength="40" value="${r.name}"${describedBy(`itemName${i}`, e)}>${problem(`itemName${i}`, e)}</div>
+<div class="field"><label for="itemPrice${i}">금액 ${i + 1} (원)</label><input id="itemPrice${i}" name="itemPrice${i}" inputmode="numeric" maxlength="15" value="${r.price}"${describedBy(`itemPrice${i}`, e)}>${problem(`itemPrice${i}`, e)}</div>
+<button class="btn secondary" type="submit" name="op" value="del:${String(i)}" formnovalidate aria-label="${i + 1}번 항목 삭제">삭제</button>
+</div>`)}
+<p class="hint" id="items-hint">항목 합계 <strong id="items-sum">${won(sum)}</strong>. 항목을 적으면 금액이 합계와 같아야 합니다 (금액을 비우면 합계를 씁니다).</p>
+${rows.length < MAX_ITEM_ROWS ? html`<button class="btn secondary" type="submit" name="op" value="add" formnovalidate>품목 추가</button>` : html`<p class="hint">항목은 ${MAX_ITEM_ROWS}개까지입니다. 더 많으면 CSV로 보내 주세요.</p>`}
+</fieldset>`;
+}
+
+/** 과세 구분 and the tax-free amount it may need. */
+function taxChoice(x: SingleValues, e: FieldErrors): SafeHtml {
+  const mode = TAX_MODES.find((m) => m === x.taxMode) ?? 'TAX_ON';
+  const radio = (value: TaxMode, label: string) => html`<label class="choice"><input type="radio" name="taxMode" value="${value}"${mode === value ? html` checked` : ''}> ${label}</label>`;
+  return html`<fieldset class="tax-mode"><legend>과세 구분</legend>
+${radio('TAX_ON', '과세 (부가세 포함)')}${radio('TAX_FREE', '전액 면세')}${radio('PART', '일부 면세')}
+<div class="field"><label for="taxFreeAmount">면세 금액 (원, 일부 면세일 때)</label><input id="taxFreeAmount" name="taxFreeAmount" inputmode="numeric" maxlength="15" value="${x.taxFreeAmount ?? ''}"${describedBy('taxFreeAmount', e, 'tax-hint')}>${problem('taxFreeAmount', e)}
+<span class="hint" id="tax-hint">학원 수강료처럼 부가세가 없는 금액입니다. 0원부터 청구 금액까지 적을 수 있고, 결제창과 영수증에 면세금액으로 나뉘어 보입니다.</span></div>
+</fieldset>`;
+}
+
+export function singleForm(v: { csrf: string; templates: TemplateView[]; values: SingleValues; errors?: FieldErrors; costs: { ALIMTALK: number; SMS: number }; balance: number; itemsSum: number }): SafeHtml {
   const x = v.values;
   const e = v.errors ?? {};
   return html`<p><a href="/console/invoices">← 청구서 목록</a></p>
@@ -66,6 +117,7 @@ export function singleForm(v: { csrf: string; templates: TemplateView[]; values:
 ${summary(e)}
 <form method="post" action="/console/invoices/new" class="card" novalidate>
 ${csrfField(v.csrf)}
+<button type="submit" name="op" value="send" class="sr-only" tabindex="-1" aria-hidden="true">보내기</button>
 <input type="hidden" name="requestId" value="${x.requestId}">
 <div class="grid2">
 <div class="field"><label for="name">받는 분 이름</label><input id="name" name="name" required maxlength="30" value="${x.name ?? ''}"${describedBy('name', e)}>${problem('name', e)}</div>
@@ -73,10 +125,11 @@ ${csrfField(v.csrf)}
 <div class="field"><label for="guardianPhone">보호자 전화번호 (선택)</label><input id="guardianPhone" name="guardianPhone" type="tel" inputmode="numeric" maxlength="13" value="${x.guardianPhone ?? ''}"${describedBy('guardianPhone', e, 'guardian-hint')}>${problem('guardianPhone', e)}<span class="hint" id="guardian-hint">있으면 이 번호로 보냅니다</span></div>
 <div class="field"><label for="amount">금액 (원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"${describedBy('amount', e)}>${problem('amount', e)}</div>
 </div>
+${itemRows(x.itemRows, v.itemsSum, e)}
+${taxChoice(x, e)}
 ${common(x, v.templates, e)}
-<div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}"${describedBy('items', e, 'items-hint')}>${problem('items', e)}<span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분 (예: 교재:15000; 레슨:100000). 합계가 금액과 같아야 합니다</span></div>
 ${e.form ? html`<p class="field-error">${e.form}</p>` : ''}
-<button class="btn" type="submit">보내기</button>
+<button class="btn" type="submit" name="op" value="send">보내기</button>
 </form>`;
 }
 
