@@ -3,7 +3,7 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 /**
  * The console's search by what a customer can tell you (docs/console.md, "Search"), the parts
  * both the payments' and the invoices' queries use: the last four digits of a phone and the last
- * two characters of a name through the expression indexes of migrations 0014 and 0019, and a part
+ * two characters of a name through the expression indexes of migrations 0014, 0019 and 0020, and a part
  * of a value through the engines' own trigram indexes (migration 0019: PostgreSQL's pg_trgm,
  * SQLite's FTS5 with the trigram tokenizer).
  *
@@ -15,10 +15,16 @@ import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
  * - 3 characters or more: at any age. The tenant's newest DENSE_WINDOW rows are read first, newest
  *   first, stopping at a full page, so a part that most rows hold (수강료) costs a page; only when
  *   they do not fill the page is the text index asked for the older rows.
+ * - a number of any length (digits, dashes, spaces: 7335123, 1234-56) as a 2-character part: a
+ *   whole phone, approval number or TRANS_SEQNO and the last 4 have their own indexes.
  */
 
-/** A part of 2 characters is looked for among the tenant's newest rows only: this many. */
-export const PARTIAL_WINDOW = 5000;
+/**
+ * A part of 2 characters (or a number) is looked for among the tenant's newest rows only: this
+ * many, as many as a store of 1,000 holds, so that reading them costs the same at 100,000 rows
+ * (5,000 cost 5 times as much: BENCHMARKS.md, "The console's lists").
+ */
+export const PARTIAL_WINDOW = 1000;
 /** A part shorter than this is not looked for (one character matches nearly everything). */
 export const PARTIAL_MIN = 2;
 /** A part this long or longer goes through the text index (a trigram: three characters). */
@@ -125,7 +131,10 @@ export async function searchParts<R>(db: { getExecutor(): { adapter: unknown } }
   const parts = partsOf(term);
   const length = [...parts[0]!].length;
   if (length < PARTIAL_MIN) return [];
-  if (length < TRIGRAM_MIN) return [await q.page(textHolds(table, parts), { from: await q.nthNewest(PARTIAL_WINDOW) })];
+  // A number (digits, dashes, spaces) is left to the whole-value and last-4 indexes and the window:
+  // digit trigrams (010, 000, 123) are held by nearly every phone and approval number, so the
+  // text index would read most of its entries for any number.
+  if (length < TRIGRAM_MIN || /^[\d\s-]+$/.test(parts[0]!)) return [await q.page(textHolds(table, parts), { from: await q.nthNewest(PARTIAL_WINDOW) })];
   const since = await q.nthNewest(DENSE_WINDOW);
   const recent = await q.page(textHolds(table, parts), { from: since });
   // The window held every row of the tenant, or a full page of the newest matches: nothing older can be on this page.

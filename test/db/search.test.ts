@@ -24,10 +24,10 @@ import { invoiceRow } from '../invoicing/support.js';
 const T = Date.UTC(2026, 10, 23, 3);
 const MIN = 60_000;
 
-test('the rules: 1 character not looked for, 2 among the newest 5,000 (and a name\'s last 2 at any age), 3 or more through the text index after the newest 1,000', () => {
+test('the rules: 1 character not looked for, 2 (or a number) among the newest 1,000 (and a name\'s last 2 at any age), 3 or more through the text index after the newest 1,000', () => {
   assert.equal(PARTIAL_MIN, 2);
   assert.equal(TRIGRAM_MIN, 3);
-  assert.equal(PARTIAL_WINDOW, 5000);
+  assert.equal(PARTIAL_WINDOW, 1000);
   assert.equal(DENSE_WINDOW, 1000);
   assert.deepEqual(partsOf('010-1234-56'), ['010-1234-56', '010123456'], 'a number with dashes: as written and its digits');
   assert.deepEqual(partsOf('01012345'), ['01012345'], 'digits only: once');
@@ -75,17 +75,18 @@ forEachEngine('console search through the text indexes', (engine) => {
     assert.deepEqual(await find(A, '5678'), mine, 'the last 4 of the phone');
     assert.deepEqual(await find(A, '9012'), mine, 'the last 4 of the card');
     assert.deepEqual(await find(A, '73351234'), mine, 'the approval number');
-    assert.deepEqual(await find(A, '7335123'), mine, 'a part of the approval number (text index)');
+    assert.deepEqual(await find(A, '7335123'), [], 'a part of a number older than the newest 1,000 (store B finds its own, below)');
     assert.deepEqual(await find(A, 'TQX-2026'), mine, 'a TRANS_SEQNO prefix (text index)');
     assert.deepEqual(await find(A, 'tqx-2026'), mine, 'in any case');
     assert.deepEqual(await find(A, '김영희'), mine, 'the whole name');
     assert.deepEqual(await find(A, '영희'), mine, 'a Korean given name of 2 characters: the name\'s last 2, at any age');
     assert.deepEqual(await find(A, '방학 특'), mine, 'a part of the reason of 3 characters, older than the newest 1,000 (text index)');
-    assert.deepEqual(await find(A, '1234-56'), mine, 'a part of the phone written with a dash: its digits (text index)');
+    assert.deepEqual(await find(A, '1234-56'), [], 'a part of the phone older than the newest 1,000');
     assert.deepEqual(await find(A, 'younghee'), ['target-STXTA--1'], 'a part of a name in another case (text index)');
     assert.deepEqual(await find(A, 'piano les'), ['target-STXTA--1'], 'a part of a reason in another case (text index)');
     assert.deepEqual(await find(A, '희'), [], 'one character: not looked for');
-    assert.deepEqual(await find(A, 'TQ'), ['target-STXTA--2'], '2 characters: the 1,002 payments are within the newest 5,000');
+    assert.deepEqual(await find(A, 'TQ'), [], '2 characters: older than the newest 1,000');
+    assert.deepEqual(await find(A, 'TQX'), ['target-STXTA--2'], '3 characters: the text index');
     // Store B has the very same words: each found only there.
     for (const term of ['5678', '9012', '73351234', '7335123', 'TQX-2026', '영희', '방학 특', '1234-56']) {
       assert.deepEqual(await find(B, term), ['target-STXTB--2'], `store B: ${term}`);
@@ -142,6 +143,17 @@ forEachEngine('console search through the text indexes', (engine) => {
     assert.match(short.sql, /1 = 0/);
   });
 
+  test('a number (digits, dashes, spaces) is looked for among the newest 1,000, never through the text index; a part with a letter is, at any age', async () => {
+    assert.deepEqual(await find(A, '7335123'), [], 'a part of a number older than the newest 1,000');
+    assert.deepEqual(await find(B, '7335123'), ['target-STXTB--2'], 'the same within the newest 1,000 (store B has 6)');
+    assert.deepEqual(await find(A, '73351234'), ['target-STXTA--2'], 'the whole approval number at any age');
+    assert.deepEqual(await find(A, '5678'), ['target-STXTA--2'], 'the last 4 at any age');
+    assert.deepEqual(await find(A, 'TQX-2026'), ['target-STXTA--2'], 'a part with a letter: the text index, at any age');
+    assert.deepEqual(await find(A, '영희'), ['target-STXTA--2'], 'a given name at any age');
+    assert.deepEqual(await find(A, '김영'), [], 'another part of 2 characters older than the newest 1,000');
+    assert.deepEqual(await find(B, '김영'), ['target-STXTB--2'], 'the same within the newest 1,000');
+  });
+
   // ---- invoices --------------------------------------------------------------------------
 
   let seq = 0;
@@ -170,12 +182,13 @@ forEachEngine('console search through the text indexes', (engine) => {
     for (const [term, why] of [
       ['5678', 'the phone\'s last 4'], ['7777', 'the guardian phone\'s last 4'], ['영희', 'a given name of 2 characters'], ['이영희', 'the whole name'],
       ['방학 특', 'a part of the reason (text index)'], ['INVTXT-OLD', 'a TRANS_SEQNO prefix (text index)'], ['order-2026', 'a part of a requestId (text index)'],
-      ['9876-77', 'a part of the guardian phone written with a dash (text index)'],
     ] as const) {
       assert.deepEqual(await find(a, term), [mine], `${why}: ${term}`);
       if (term !== 'INVTXT-OLD') assert.deepEqual(await find(b, term), [theirs], `the other team: ${term}`);
     }
     assert.deepEqual(await find(b, 'INVTXT-OLD'), [theirs]);
+    assert.deepEqual(await find(a, '9876-77'), [], 'a part of a number, older than the newest 1,000');
+    assert.deepEqual(await find(b, '9876-77'), [theirs], 'a part of the guardian phone written with a dash, within the newest 1,000');
     assert.deepEqual(await find(a, '희'), [], 'one character: not looked for');
     await h.db.updateTable('invoices').set({ reason: '봄방학 특강' }).where('id', '=', mine!).execute();
     assert.deepEqual(await find(a, '겨울방학'), [], 'the old reason is gone from the index');

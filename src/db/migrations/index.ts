@@ -14,6 +14,7 @@ import * as m0014 from './0014_console_reset_search.js';
 import * as m0017 from './0017_short_links.js';
 import * as m0018 from './0018_send_batches_tax_free.js';
 import * as m0019 from './0019_console_text_search.js';
+import * as m0020 from './0020_console_name_last2_order.js';
 
 /** Every migration, by name, in the order they apply. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0017_short_links': m0017,
   '0018_send_batches_tax_free': m0018,
   '0019_console_text_search': m0019,
+  '0020_console_name_last2_order': m0020,
 };
