@@ -9,7 +9,7 @@
 // BENCH_REFERENCE_PORT, BENCH_REFERENCE_DB (sqlite:<file> or a postgres:// URL), SUNAP_SECRET_KEY,
 // BENCH_REFERENCE_PAGE_URL (Sunap's payment page, for requestPayment's REDIRECT_URL).
 //
-// requestPayment the same way: the same lookup, the signature, the fields the row needs, ONE
+// requestPayment the same way: the store-and-keys lookup, the signature, the fields the row needs, ONE
 // prepared INSERT of the row Sunap writes (bench/payment-row.ts), the page token and the same
 // answer. On SQLite with synchronous=FULL and the simplest group commit (the inserts of one turn
 // of the event loop share one BEGIN IMMEDIATE … COMMIT, each answered after that COMMIT, as
@@ -27,6 +27,13 @@ const SQL = `select s.name as store_name, s.ceo_name, s.biz_reg_num, s.tel, k.ke
 from stores s
 left join platform_keys k on k.platform_code = s.platform_code and (k.retired_at is null or k.retired_at > ?)
 left join payments p on p.platform_code = s.platform_code and p.store_code = s.code and p.trans_seqno = ?
+where s.platform_code = ? and s.code = ?`;
+
+// requestPayment's lookup: the store and its keys, no payment (a duplicate TRANS_SEQNO is the
+// insert's unique violation), as Sunap's findStoreForSigning.
+const STORE_SQL = `select s.name as store_name, k.key_sealed
+from stores s
+left join platform_keys k on k.platform_code = s.platform_code and (k.retired_at is null or k.retired_at > ?)
 where s.platform_code = ? and s.code = ?`;
 
 type Row = Record<string, any>;
@@ -51,8 +58,10 @@ if (url.startsWith('sqlite:')) {
     // Sunap's pool: 10 connections (SUNAP_PG_POOL_SIZE's default), every query prepared by name.
     const rw = new pg.Pool({ connectionString: url, max: 10 });
     const insertText = paymentInsertSql('postgres');
+    let m = 0;
+    const storeText = STORE_SQL.replace(/\?/g, () => `$${++m}`);
     return {
-      lookup: async (values: unknown[]) => (await rw.query<Row>({ name: 'reference_search', text, values })).rows,
+      lookup: async (values: unknown[]) => (await rw.query<Row>({ name: 'reference_store', text: storeText, values })).rows,
       insert: async (values: unknown[]) => void (await rw.query({ name: 'reference_insert', text: insertText, values })),
     };
   })());
@@ -68,7 +77,7 @@ function sqliteWriter(file: string) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
-  const read = db.prepare(SQL);
+  const read = db.prepare(STORE_SQL);
   const insert = db.prepare(paymentInsertSql('sqlite'));
   let batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
   const commit = () => {
@@ -158,7 +167,7 @@ app.post('/api/requestPayment', async (req) => {
   if (transAt === null) return refuse('4002', 'TRANS_AT: is not a real date and time');
   const now = Date.now();
   const w = writer();
-  const rows = await w.lookup([now, b.TRANS_SEQNO, b.PLATFORM_CODE, b.STORE_CODE]);
+  const rows = await w.lookup([now, b.PLATFORM_CODE, b.STORE_CODE]);
   const s = rows[0];
   if (!s) return refuse('4005', 'PLATFORM_CODE, STORE_CODE: unknown platform or store');
   const signed = rows.some((r) => r.key_sealed !== null

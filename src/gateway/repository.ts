@@ -108,6 +108,15 @@ const storePaymentViewForSigning = compiledOnce((db: Db, platformCode: string, s
   signingJoin(db, platformCode, storeCode, now, transSeqNo).select(PAYMENT_VIEW_COLUMNS.map((c) => `payments.${c}` as const)).select(STORE_FOR_SIGNING),
 { prepareAs: 'payment_view_for_signing' });
 
+// requestPayment needs the store and its keys only: a payment already holding the TRANS_SEQNO is
+// refused by the insert's unique index. Without the payments join SQLite makes no payment columns
+// (44 nulls, each a JavaScript value) and PostgreSQL reads one index less.
+const storeForSigning = compiledOnce((db: Db, platformCode: string, storeCode: string, now: number) => db.selectFrom('stores')
+  .leftJoin('platform_keys', (join) => join.onRef('platform_keys.platform_code', '=', 'stores.platform_code')
+    .on((eb) => eb.or([eb('platform_keys.retired_at', 'is', null), eb('platform_keys.retired_at', '>', now)])))
+  .where('stores.platform_code', '=', platformCode).where('stores.code', '=', storeCode).select(STORE_FOR_SIGNING),
+{ prepareAs: 'store_for_signing' });
+
 type SigningRow = { [K in (typeof STORE_FOR_SIGNING)[number] as K extends `${string} as ${infer A}` ? A : never]: unknown };
 
 function signedLookup<P>(rows: readonly SigningRow[], payment: (first: SigningRow) => P | undefined): SignedLookup<P> | undefined {
@@ -128,6 +137,11 @@ export async function findStorePaymentForSigning(db: Db, platformCode: string, s
   // The row itself, its s_* columns left on: copying ~40 columns out with a rest pattern was
   // 8% of a searchPayment's CPU. Callers read payments field by field and never serialize them whole.
   return signedLookup(rows, (first) => ((first as unknown as Payment).id === null ? undefined : (first as unknown as Payment)));
+}
+
+/** As findStorePaymentForSigning, without the payment (requestPayment): `payment` is always undefined. */
+export async function findStoreForSigning(db: Db, platformCode: string, storeCode: string, now: number): Promise<SignedLookup<undefined> | undefined> {
+  return signedLookup(await storeForSigning(db, platformCode, storeCode, now), () => undefined);
 }
 
 /** As findStorePaymentForSigning, with only the payment's PAYMENT_VIEW_COLUMNS (searchPayment). */

@@ -173,8 +173,9 @@ export class GatewayService {
 
   async requestPayment(raw: Record<string, unknown>): Promise<{ REDIRECT_URL: string }> {
     const body = dropNulls(raw) as Record<string, unknown>;
-    // A payment already holding this TRANS_SEQNO is refused by the insert's unique index (4001).
-    const { store } = await this.verify(body);
+    // A payment already holding this TRANS_SEQNO is refused by the insert's unique index (4001),
+    // so the signed call's lookup reads the store and its keys only.
+    const { store } = await verifySignedCall(this.db, this.signing, body, repo.findStoreForSigning);
     const err = createCheck.firstError(body);
     if (err) throw new GatewayError(C.VALIDATION, err);
     const b = body as RequestPaymentBody;

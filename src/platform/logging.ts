@@ -19,6 +19,11 @@ export const REDACT_PATHS = [
   '*.REFUND_ACCOUNT_NO', '*.REFUND_HOLDER_NAME', '*.refundAccount', '*.refundHolder', '*.accountNumber', '*.holderName',
 ];
 
+// Any path one of redactUrl's patterns could touch (a superset: case-insensitive throughout).
+// The request line of every call goes through redactUrl, and the API's paths hold none of them:
+// one test instead of four replacements (~0.05 against ~0.45 µs).
+const MAY_HOLD_SECRET = /\/sales\/public\/bill\/|\/console\/invite\/|^\/s\/|\/INV/i;
+
 /**
  * A request's path as logged: no query string (the payment page's token rides there), and
  * the path segments that open something by themselves blanked: invoice numbers (`/pay/INV…`
@@ -26,7 +31,10 @@ export const REDACT_PATHS = [
  * codes of short payment links (`/s/…`).
  */
 export function redactUrl(url: string): string {
-  return url.split('?')[0]!
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!MAY_HOLD_SECRET.test(path)) return path;
+  return path
     .replace(/(\/sales\/public\/bill\/)[^/]+/i, '$1[redacted]')
     .replace(/(\/console\/invite\/)[^/]+/i, '$1[redacted]')
     .replace(/^(\/s\/)[^/]+/, '$1[redacted]')

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { AppError } from './errors.js';
 
 /**
@@ -13,17 +13,20 @@ import { AppError } from './errors.js';
  *   network (SUNAP_SANDBOX_OPEN=true, a documented choice). The address is `req.ip`, so a
  *   configured proxy (SUNAP_TRUST_PROXY) passes on its client's address, not its own.
  */
-export function sandboxGuard(opts: { hosts: string[]; open: boolean }): (req: FastifyRequest) => Promise<void> {
+// A callback hook, not an async one: it runs on every request of a sandbox server (the gateway's
+// too), and an async hook costs a promise and a microtask each time.
+export function sandboxGuard(opts: { hosts: string[]; open: boolean }): (req: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void {
   const hosts = new Set(opts.hosts.map((h) => h.toLowerCase()));
-  return async (req) => {
-    if (!req.routeOptions.url?.startsWith('/sandbox/')) return;
+  return (req, _reply, done) => {
+    if (!req.routeOptions.url?.startsWith('/sandbox/')) return done();
     const host = (req.hostname ?? '').toLowerCase();
     if (!hosts.has(host) && !isLoopbackName(host)) {
-      throw new AppError('FORBIDDEN', 'Host: the sandbox answers only its configured host (SUNAP_PUBLIC_URL) or localhost');
+      return done(new AppError('FORBIDDEN', 'Host: the sandbox answers only its configured host (SUNAP_PUBLIC_URL) or localhost'));
     }
     if (!opts.open && !isLoopbackAddress(req.ip)) {
-      throw new AppError('FORBIDDEN', 'sandbox: answers loopback callers only; set SUNAP_SANDBOX_OPEN=true to share it on a network');
+      return done(new AppError('FORBIDDEN', 'sandbox: answers loopback callers only; set SUNAP_SANDBOX_OPEN=true to share it on a network'));
     }
+    done();
   };
 }
 
