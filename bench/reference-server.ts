@@ -68,7 +68,7 @@ if (url.startsWith('sqlite:')) {
 }
 
 /**
- * SQLite as Sunap opens it (WAL, synchronous=FULL, busy_timeout) with the simplest group
+ * SQLite as Sunap opens it (WAL, synchronous=FULL, busy_timeout, foreign keys) with the simplest group
  * commit: the first insert of a turn opens BEGIN IMMEDIATE, the turn's inserts run in it (a
  * failing INSERT undoes only itself), and the COMMIT on setImmediate answers them all.
  */
@@ -77,6 +77,8 @@ function sqliteWriter(file: string) {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('busy_timeout = 10000');
+  // The payment's foreign key to its store is checked, as on Sunap's connection.
+  db.pragma('foreign_keys = ON');
   const read = db.prepare(STORE_SQL);
   const insert = db.prepare(paymentInsertSql('sqlite'));
   let batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
