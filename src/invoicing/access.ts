@@ -71,7 +71,7 @@ export const ACCESS = {
   'team.view': { role: 'owner', ko: '팀 보기', en: 'See the team' },
   'team.invite': { role: 'owner', ko: '멤버 초대·초대 취소', en: 'Invite members, revoke invites' },
   'team.role': { role: 'owner', ko: '멤버 역할 변경', en: 'Change a member\'s role' },
-  'team.remove': { role: 'owner', ko: '멤버 삭제', en: 'Remove a member' },
+  'team.remove': { role: 'owner', ko: '멤버를 팀에서 빼기', en: 'Remove a member from the team' },
   'team.reset': { role: 'owner', ko: '멤버 비밀번호 재설정 링크, 강제 로그아웃', en: 'Make a member\'s reset link, sign a member out' },
   'settings.view': { role: 'owner', ko: '설정·감사 기록 보기', en: 'See settings and the audit log' },
   'settings.store': { role: 'owner', ko: '상점 정보 변경', en: 'Change the store\'s details' },

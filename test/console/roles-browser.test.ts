@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { ACCESS } from '../../src/invoicing/index.js';
 import { forEachEngine, paymentBody, startApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth, startAll } from '../helpers/browser.js';
 import { addMember, ConsoleClient, ownerClient } from './support.js';
@@ -16,12 +17,14 @@ import { addMember, ConsoleClient, ownerClient } from './support.js';
 forEachEngine('console roles in the browser', (engine) => {
   let t: TestApp;
   let browser: Browser;
+  let owner: ConsoleClient;
   let viewer: ConsoleClient;
   let manager: ConsoleClient;
   let seq: string;
   before(async () => {
     await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v))]);
     const { c } = await ownerClient(t, { points: 100 });
+    owner = c;
     viewer = (await addMember(t, c, 'viewer')).c;
     manager = (await addMember(t, c, 'manager')).c;
     const body = paymentBody({ PAY_USER_NAME: '역할확인', MOBILE_NO: '01012345678' });
@@ -68,6 +71,27 @@ forEachEngine('console roles in the browser', (engine) => {
       assert.equal((await m.goto(`${t.url}/console/payments/${seq}/cancel`))!.status(), 200);
       await page.context().close();
       await m.context().close();
+    });
+  }
+
+  for (const size of ['phone', 'desktop'] as const) {
+    test(`${size}: the Team page says what each role may do, from the table, beside the role choice (viewer first-selected)`, async () => {
+      const page = await as(owner, size);
+      await page.goto(`${t.url}/console/team`);
+      assert.equal(await page.locator('select#role').inputValue(), 'viewer');
+      await page.getByText('역할별로 할 수 있는 일').click();
+      const help = (await page.locator('details.roles-help').textContent())!;
+      for (const [role, rule] of [['관리자', ACCESS['payment.cancel'].ko], ['소유자', ACCESS['team.invite'].ko], ['조회 전용', ACCESS['payments.view'].ko]] as const) {
+        const line = help.split('\n').find((l) => l.startsWith(role))!;
+        assert.ok(line?.includes(rule), `${role}: ${line}`);
+      }
+      assert.ok(!help.split('\n').find((l) => l.startsWith('조회 전용'))!.includes(ACCESS['payment.cancel'].ko), 'a viewer\'s line has no cancel');
+      const width = size === 'phone' ? 390 : 1280;
+      assert.ok((await scrollWidth(page)) <= width, 'no sideways scrolling');
+      const v = await axeViolations(page);
+      assert.deepEqual(v, [], describeViolations(v));
+      await page.screenshot({ path: join(process.cwd(), '.tmp', 'roles', `team-roles-${size}-${engine}.png`), fullPage: true });
+      await page.context().close();
     });
   }
 });

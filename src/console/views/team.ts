@@ -1,4 +1,4 @@
-import { ACCOUNT_ROLES, type Account } from '../../invoicing/index.js';
+import { ACCESS, ACCOUNT_ROLES, type Account, type AccountRole } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import type { InviteRow } from '../repository.js';
 import { when } from './format.js';
@@ -24,10 +24,20 @@ ${csrfField(v.csrf)}
 <h2>멤버 초대</h2>
 <div class="grid2"><div class="field"><label for="email">이메일</label><input id="email" name="email" type="email" required maxlength="254"></div>
 <div class="field"><label for="role">역할</label><select id="role" name="role">${ACCOUNT_ROLES.map((r) => html`<option value="${r}"${r === 'viewer' ? html` selected` : ''}>${ROLE_LABEL[r]}</option>`)}</select></div></div>
-<p class="muted">소유자: 모든 것과 팀·설정. 관리자: 결제·청구서·포인트. 조회 전용: 보기만.</p>
+${rolesHelp()}
 <button class="btn" type="submit">초대 링크 만들기</button>
 </form>
 ${v.invites.length ? html`<section aria-labelledby="invites-title"><h2 id="invites-title">대기 중인 초대</h2>
 ${tableRegion('대기 중인 초대', html`<table class="list cards"><thead><tr><th scope="col">이메일</th><th scope="col">역할</th><th scope="col">만료</th><th scope="col">관리</th></tr></thead>
 <tbody>${v.invites.map((i) => html`<tr><td>${i.email}</td><td>${ROLE_LABEL[i.role]}</td><td class="sub" data-label="만료">${when(i.expires_at)}</td><td><form method="post" action="/console/team/invites/${i.id}/revoke">${csrfField(v.csrf)}<button class="link-btn" type="submit">취소</button></form></td></tr>`)}</tbody></table>`)}</section>` : ''}`;
+}
+
+/** What each role may do, from the one table (src/invoicing/access.ts): the words beside the role choice never restate it. */
+function rolesHelp(): SafeHtml {
+  const at = (r: AccountRole) => Object.values(ACCESS).filter((a) => a.role === r).map((a) => a.ko).join(', ');
+  return html`<details class="roles-help"><summary>역할별로 할 수 있는 일</summary>
+<p><strong>${ROLE_LABEL.viewer}</strong>: ${at('viewer')}. 내보낸 파일의 전화번호는 가려집니다.</p>
+<p><strong>${ROLE_LABEL.manager}</strong>: ${ROLE_LABEL.viewer}의 모든 것과 ${at('manager')}.</p>
+<p><strong>${ROLE_LABEL.owner}</strong>: ${ROLE_LABEL.manager}의 모든 것과 ${at('owner')}.</p>
+<p class="muted">새 멤버는 고르지 않으면 ${ROLE_LABEL.viewer}입니다.</p></details>`;
 }
