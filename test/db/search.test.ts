@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
 import { sql, type Insertable } from 'kysely';
+import pg from 'pg';
+import { migrate, openDatabase } from '../../src/db/index.js';
 import type { InvoiceTable } from '../../src/db/schema.js';
 import {
   DENSE_WINDOW, ftsQuery, PARTIAL_MIN, PARTIAL_WINDOW, partsOf, textIndexed, TRIGRAM_MIN,
@@ -200,6 +203,39 @@ forEachEngine('console search through the text indexes', (engine) => {
     if (engine === 'sqlite') {
       const left = await sql<{ n: number }>`select count(*) as n from invoices_text where invoices_text match ${ftsQuery(['INVTXT-OLD-0002'])}`.execute(h.db);
       assert.equal(Number(left.rows[0]!.n), 0, 'the FTS5 table holds nothing of it');
+    }
+  });
+
+  test('PostgreSQL: the migrations, pg_trgm included, run as a database\'s owner without superuser (a trusted extension)', { skip: engine !== 'postgres' }, async () => {
+    const adminUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+    const tag = randomBytes(4).toString('hex');
+    const role = `sunap_owner_${tag}`;
+    const name = `sunap_test_owner_${tag}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`create role ${role} login nosuperuser password '${tag}'`);
+      await admin.query(`create database ${name} owner ${role}`);
+      const u = new URL(adminUrl);
+      u.username = role;
+      u.password = tag;
+      u.pathname = `/${name}`;
+      const owned = openDatabase(u.toString(), { poolSize: 1 });
+      try {
+        const who = await sql<{ s: boolean }>`select rolsuper as s from pg_roles where rolname = current_user`.execute(owned.db);
+        assert.equal(who.rows[0]!.s, false, 'not a superuser');
+        await migrate(owned.db);
+        const ext = await sql<{ n: number }>`select count(*)::int as n from pg_extension where extname = 'pg_trgm'`.execute(owned.db);
+        assert.equal(ext.rows[0]!.n, 1);
+        const idx = await sql<{ n: number }>`select count(*)::int as n from pg_indexes where indexname in ('payments_text_trgm', 'invoices_text_trgm')`.execute(owned.db);
+        assert.equal(idx.rows[0]!.n, 2);
+      } finally {
+        await owned.close();
+      }
+    } finally {
+      await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
     }
   });
 });
