@@ -5,7 +5,7 @@ import { digits, wholeNumber } from './forms.js';
 
 /**
  * Recipients from a CSV, pasted or uploaded (docs/console.md, "Sending to many"): one row per
- * recipient with 이름, 전화번호, 금액 and optionally 보호자 전화번호 and 항목. A first row of
+ * recipient with 이름, 전화번호, 금액 and optionally 보호자 전화번호, 항목 and 면세금액. A first row of
  * column names is recognized (Korean or English) and may put the columns in any order; without
  * one they are taken in that order. 항목 is `name:price[:qty]` entries separated by `;`, and
  * must add up to the amount. Cells are separated by commas or tabs (a sheet copied from Excel
@@ -24,17 +24,21 @@ export interface RecipientRow {
   /** null: take the template's amount. */
   amount: number | null;
   items: BillItem[] | null;
+  /** 면세 금액 (the invoice's taxFreeAmount); null: none (all taxed). */
+  taxFree: number | null;
   errors: string[];
 }
 
-type Key = 'name' | 'phone' | 'amount' | 'guardian' | 'items';
+type Key = 'name' | 'phone' | 'amount' | 'guardian' | 'items' | 'taxFree';
 const HEADERS: Record<string, Key> = {
   이름: 'name', name: 'name', studentname: 'name', 받는분: 'name',
   전화번호: 'phone', 휴대폰: 'phone', 휴대폰번호: 'phone', phone: 'phone', studentphone: 'phone',
   금액: 'amount', amount: 'amount', 청구금액: 'amount',
   보호자전화번호: 'guardian', 보호자: 'guardian', guardianphone: 'guardian', guardian: 'guardian',
   항목: 'items', items: 'items', 청구항목: 'items',
+  면세금액: 'taxFree', 면세: 'taxFree', taxfreeamount: 'taxFree', taxfree: 'taxFree',
 };
+// 면세금액 is read only under its header: a sixth column without one was always ignored, and stays so.
 const POSITIONAL: Key[] = ['name', 'phone', 'amount', 'guardian', 'items'];
 
 /** `name:price[:qty]; ...` (the 항목 cell, and the items field of the forms). */
@@ -133,10 +137,17 @@ export async function parseRecipients(text: string, opts: { templateAmount: numb
         if (want !== null && want !== undefined && sum !== want) errors.push(`항목 합계(${sum.toLocaleString('ko-KR')}원)가 금액(${want.toLocaleString('ko-KR')}원)과 다릅니다`);
       }
     }
+    const taxFreeRaw = get('taxFree');
+    const taxFree = taxFreeRaw === '' ? null : wholeNumber(taxFreeRaw);
+    const whole = amount ?? opts.templateAmount;
+    if (taxFree === undefined) errors.push('면세 금액은 숫자여야 합니다 (없으면 비워 두세요)');
+    else if (taxFree !== null && whole !== null && whole !== undefined && taxFree > whole) {
+      errors.push(`면세 금액(${taxFree.toLocaleString('ko-KR')}원)이 금액(${whole.toLocaleString('ko-KR')}원)보다 큽니다`);
+    }
     const key = `${name}\u0000${phone}`;
     if (seen.has(key)) errors.push(`${seen.get(key)}행과 이름·전화번호가 같습니다 (한 사람에게 한 번만 보낼 수 있습니다)`);
     else seen.set(key, line);
-    return { line, name, phone, guardianPhone: guardianRaw || null, amount: amount ?? null, items, errors };
+    return { line, name, phone, guardianPhone: guardianRaw || null, amount: amount ?? null, items, taxFree: taxFree || null, errors };
   });
   return { rows };
 }

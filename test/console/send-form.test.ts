@@ -97,6 +97,27 @@ forEachEngine('console: send form item rows and tax-free choice', (engine) => {
     const detail = textOf((await c.get(`/console/invoices/${(await invoicesOf(owner.accountId)).find((i) => i.receiver_name === '일부')!.unique_id}`)).text);
     assert.ok(detail.includes('일부 면세: 면세 100,000원, 과세 28,000원'), 'the invoice page shows its 과세 구분');
   });
+
+  test('the CSV\'s 면세금액 column (under its header; a headerless 6th column stays ignored): 0..amount per row, more is that row\'s problem; the send gives each invoice its taxFreeAmount; the 항목 format unchanged', async () => {
+    const { owner, c } = await ownerClient(t, { points: 1000 });
+    const bad = ['이름,전화번호,금액,면세금액', '김영희,010-3333-0001,128000,128000', '이철수,010-3333-0002,128000,128001'].join('\n');
+    const refused = await c.post('/console/invoices/bulk/preview', { csv: bad, reason: '12월 수강료' }, { from: '/console/invoices/bulk' });
+    assert.equal(refused.status, 200);
+    const text = textOf(refused.text);
+    assert.ok(text.includes('면세 금액(128,001원)이 금액(128,000원)보다 큽니다'));
+    assert.ok(text.includes('128,000원 (면세 128,000원)'));
+    assert.ok(!refused.text.includes('action="/console/invoices/bulk"'), 'no send button while a row has a problem');
+    const headerless = await c.post('/console/invoices/bulk/preview', { csv: '최지우,010-3333-0009,128000,,,메모 128001', reason: '12월 수강료' }, { from: '/console/invoices/bulk' });
+    assert.ok(textOf(headerless.text).includes('1명에게 보내기'), 'a sixth column without a header is ignored, as before');
+    const good = ['taxFreeAmount,이름,전화번호,금액,보호자,항목', '128000,김영희,010-3333-0001,128000,,', '100000,이철수,010-3333-0002,"115,000",,교재:15000; 레슨:100000', ',박민지,010-3333-0003,50000,,'].join('\n');
+    const preview = await c.post('/console/invoices/bulk/preview', { csv: good, reason: '12월 수강료' }, { from: '/console/invoices/bulk' });
+    assert.ok(textOf(preview.text).includes('3명에게 보내기'), textOf(preview.text).slice(0, 600));
+    const form = Object.fromEntries([...preview.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)))]));
+    const { _csrf, ...fields } = form;
+    assert.equal((await c.post('/console/invoices/bulk', fields, { csrf: _csrf })).status, 303);
+    const made = Object.fromEntries((await invoicesOf(owner.accountId)).map((i) => [i.receiver_name, [Number(i.amount), Number(i.tax_free_amount), JSON.parse(i.items_json ?? '[]').length]]));
+    assert.deepEqual(made, { 김영희: [128_000, 128_000, 0], 이철수: [115_000, 100_000, 2], 박민지: [50_000, 0, 0] });
+  });
 });
 
 forEachEngine('console: send form in Chromium', (engine) => {

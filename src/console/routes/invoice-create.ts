@@ -191,7 +191,7 @@ export function invoiceCreateRoutes(app: App, deps: ConsoleDeps): void {
       members: rows.map((r) => ({ studentName: r.name, studentPhone: r.phone, ...(r.guardianPhone ? { guardianPhone: r.guardianPhone } : {}) })),
       recipientItems: rows.map((r) => {
         const items = itemsOfRow(r);
-        return { studentName: r.name, studentPhone: r.phone, amount: amountOf(r), ...(items ? { items } : {}) };
+        return { studentName: r.name, studentPhone: r.phone, amount: amountOf(r), ...(items ? { items } : {}), ...(r.taxFree ? { taxFreeAmount: r.taxFree } : {}) };
       }),
     };
   };

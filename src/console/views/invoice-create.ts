@@ -139,7 +139,7 @@ export function bulkForm(v: { csrf: string; templates: TemplateView[]; values: C
 <h1>CSV로 여러 명에게 보내기</h1>
 ${summary(e)}
 <section class="card"><h2>CSV 형식</h2>
-<p>한 줄에 한 명: <strong>이름, 전화번호, 금액</strong>, 선택으로 <strong>보호자 전화번호, 항목</strong>. 첫 줄에 열 이름(이름, 전화번호, 금액, 보호자 전화번호, 항목)을 쓰면 순서는 자유이고, 없으면 이 순서로 읽습니다. 항목은 <code>교재:15000; 레슨:100000:2</code>처럼 적습니다.</p>
+<p>한 줄에 한 명: <strong>이름, 전화번호, 금액</strong>, 선택으로 <strong>보호자 전화번호, 항목, 면세금액</strong>. 첫 줄에 열 이름(이름, 전화번호, 금액, 보호자 전화번호, 항목, 면세금액)을 쓰면 순서는 자유이고, 없으면 이 순서로 읽습니다. 항목은 <code>교재:15000; 레슨:100000:2</code>처럼 적습니다. 면세금액은 금액 중 부가세가 없는 부분(0원~금액)으로, 첫 줄에 열 이름 "면세금액"이 있을 때만 읽고, 비우면 모두 과세입니다.</p>
 <p>엑셀의 "CSV"(CP949), "CSV UTF-8", "유니코드 텍스트"(UTF-16, 탭 구분)를 모두 읽습니다. 한 번에 ${num(CSV_LIMITS.rows)}명, ${CSV_LIMITS.bytes / 1024 / 1024}MB까지입니다.</p>
 <pre class="secret">이름,전화번호,금액
 홍길동,010-1234-5678,128000
@@ -176,7 +176,7 @@ ${bad.length ? html`<div class="alert" role="alert"><p>${num(bad.length)}개 행
 ${tableRegion('받는 분 미리 보기', html`<table class="list preview cards"><thead><tr><th scope="col">행</th><th scope="col">확인</th><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col" class="num">금액</th><th scope="col">보호자</th><th scope="col">항목</th></tr></thead>
 <tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td class="full sub" data-label="행">${r.line}</td>
 <td class="wrap full">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td><td class="start"><strong>${r.name}</strong></td><td class="end">${phone(r.phone)}</td>
-<td class="num start">${r.amount !== null ? won(r.amount) : v.templateAmount !== null ? html`${won(v.templateAmount)} <span class="muted">(템플릿)</span>` : ''}</td>
+<td class="num start">${r.amount !== null ? won(r.amount) : v.templateAmount !== null ? html`${won(v.templateAmount)} <span class="muted">(템플릿)</span>` : ''}${r.taxFree ? html` <span class="muted">(면세 ${won(r.taxFree)})</span>` : ''}</td>
 <td class="end sub" data-label="보호자">${phone(r.guardianPhone)}</td>
 <td class="wrap full sub">${r.items ? r.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ') : ''}</td></tr>`)}</tbody></table>`)}
 ${sendable ? html`<form method="post" action="/console/invoices/bulk" class="actions">
