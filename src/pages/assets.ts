@@ -116,6 +116,7 @@ table.cards td.end{grid-column:2;text-align:right}
 table.cards td.full{grid-column:1/-1;text-align:left}
 table.cards td.more,table.cards td:empty{display:none}
 table.cards td.sub{color:#4a5363;font-size:.875rem}
+table.cards tr.row-error{background:#fff8f7}
 table.cards td[data-label]::before{content:attr(data-label) " ";color:#4a5363;font-size:.8125rem;font-weight:400}
 table.cards td.actions{display:flex;justify-content:flex-start;margin:.25rem 0 0}
 table.cards td.actions.end{justify-content:flex-end}

@@ -294,6 +294,8 @@ forEachEngine('console on a phone', (engine) => {
           const r = await page.goto(`${t.url}${path}`);
           assert.equal(r?.status(), name === 'not-found' ? 404 : 200, `${name}: ${path}`);
           await check(page, kind, name);
+          // The audit log is the settings page's last section (below the 2,400 px cut): its own screenshot.
+          if (name === 'settings' && shots && engine === 'sqlite') await page.locator('section[aria-labelledby=audit-title]').screenshot({ path: join(shots, `audit-${kind}.png`) });
         }
         // The CSV preview (the answer to the upload form).
         await page.goto(`${t.url}/console/invoices/bulk`);

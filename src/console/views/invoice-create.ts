@@ -174,8 +174,8 @@ ${bad.length ? html`<div class="alert" role="alert"><p>${num(bad.length)}개 행
 <div class="stat"><p class="label">보유 포인트</p><p class="value">${num(v.balance)}P</p>${short ? html`<p class="sub"><a href="/console/points">${num(v.cost - v.balance)}P 부족: 충전하기</a></p>` : ''}</div>
 </div>
 ${tableRegion('받는 분 미리 보기', html`<table class="list preview cards"><thead><tr><th scope="col">행</th><th scope="col">확인</th><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col" class="num">금액</th><th scope="col">보호자</th><th scope="col">항목</th></tr></thead>
-<tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td class="full sub" data-label="행">${r.line}</td>
-<td class="wrap full">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td><td class="start"><strong>${r.name}</strong></td><td class="end">${phone(r.phone)}</td>
+<tbody>${v.rows.map((r) => html`<tr${r.errors.length ? html` class="row-error"` : ''}><td class="${r.errors.length ? 'full' : 'start'} sub" data-label="행">${r.line}</td>
+<td class="wrap ${r.errors.length ? 'full' : 'end'}">${r.errors.length ? html`<strong>${r.errors.join(' / ')}</strong>` : '확인됨'}</td><td class="start"><strong>${r.name}</strong></td><td class="end">${phone(r.phone)}</td>
 <td class="num start">${r.amount !== null ? won(r.amount) : v.templateAmount !== null ? html`${won(v.templateAmount)} <span class="muted">(템플릿)</span>` : ''}${r.taxFree ? html` <span class="muted">(면세 ${won(r.taxFree)})</span>` : ''}</td>
 <td class="end sub" data-label="보호자">${phone(r.guardianPhone)}</td>
 <td class="wrap full sub">${r.items ? r.items.map((it) => `${it.name} ${won(it.price)}${(it.qty ?? 1) > 1 ? ` x${it.qty}` : ''}`).join(', ') : ''}</td></tr>`)}</tbody></table>`)}

@@ -26,7 +26,7 @@ export function templateList(v: { templates: TemplateView[]; canEdit: boolean })
 ${v.canEdit ? html`<div class="actions"><a class="btn inline" href="/console/templates/new">새 템플릿</a></div>` : ''}
 ${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니다.</p>` : tableRegion('템플릿 목록', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col">청구 사유</th><th scope="col" class="num">금액</th><th scope="col">발송 방법</th><th scope="col">납부 기한</th><th scope="col">billTemplateId</th><th scope="col">수정 시각</th></tr></thead>
 <tbody>${v.templates.map((t) => html`<tr><td class="start"><strong>${v.canEdit ? html`<a href="/console/templates/${t.id}">${t.name}</a>` : t.name}</strong></td><td class="wrap full sub">${t.reason}</td><td class="num end"><strong>${t.amount !== null ? won(t.amount) : '-'}</strong></td>
-<td class="start sub">${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td class="end sub" data-label="기한">${t.dueDays !== null ? `발송 후 ${t.dueDays}일` : '-'}</td><td class="full sub"><code>${t.id}</code></td><td class="full sub" data-label="수정">${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
+<td class="start sub" data-label="발송">${t.sendChannel ? SEND_CHANNEL_LABEL[t.sendChannel] : '-'}</td><td class="end sub" data-label="기한">${t.dueDays !== null ? `발송 후 ${t.dueDays}일` : '-'}</td><td class="full sub"><code>${t.id}</code></td><td class="full sub" data-label="수정">${when(t.updatedAt)}</td></tr>`)}</tbody></table>`)}`;
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
