@@ -124,20 +124,6 @@ export async function salesByDay(db: Db, s: StoreKey, from: number, to: number) 
   return { paid: num(paid), canceled: num(canceled) };
 }
 
-/**
- * Approved payments of the store (since `since`) whose CONFIRM_URL callback has failed and
- * not succeeded yet: still retrying, or given up. The newest few, and how many.
- */
-export async function failingCallbacks(db: Db, s: StoreKey, since: number, limit: number) {
-  const base = db.selectFrom('payments').where('store_code', '=', s.storeCode).where('platform_code', '=', s.platformCode)
-    .where('approval_at', '>=', since).where('confirm_url', 'is not', null)
-    .where((eb) => eb.exists(eb.selectFrom('outbound_attempts as o').select('o.id').where('o.target', '=', 'CALLBACK').whereRef('o.ref_id', '=', 'payments.id').where('o.error', 'is not', null)))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('outbound_attempts as o').select('o.id').where('o.target', '=', 'CALLBACK').whereRef('o.ref_id', '=', 'payments.id').where('o.error', 'is', null))));
-  const n = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  const rows = await base.select(['trans_seqno', 'approval_at', 'pay_user_name', 'amount']).orderBy('approval_at', 'desc').limit(limit).execute();
-  return { count: Number(n.n), rows };
-}
-
 export async function updateStore(db: Db, s: StoreKey, set: Pick<Store, 'name' | 'ceo_name' | 'biz_reg_num' | 'tel'>): Promise<boolean> {
   const r = await db.updateTable('stores').set(set).where('platform_code', '=', s.platformCode).where('code', '=', s.storeCode).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;

@@ -103,10 +103,6 @@ export class PaymentsConsole {
     return q.salesByDay(this.db, s, from, to);
   }
 
-  failingCallbacks(s: StoreKey, since: number, limit = 5) {
-    return q.failingCallbacks(this.db, s, since, limit);
-  }
-
   async store(s: StoreKey): Promise<Store | undefined> {
     return repo.findStore(this.db, s.platformCode, s.storeCode);
   }

@@ -170,6 +170,12 @@ export const ENDPOINT_JOB: JobDefinition<EndpointPayload, EndpointDeps> = define
   },
 });
 
+/** Whether a store's endpoint still takes deliveries: recovery skips a delivery whose endpoint is off or gone. */
+export async function endpointState(db: Kysely<Database> | Transaction<Database>, storeCode: string, id: string): Promise<'enabled' | 'disabled' | 'removed'> {
+  const ep = await repo.endpointOfStore(db, storeCode, id);
+  return !ep ? 'removed' : ep.enabled === 1 ? 'enabled' : 'disabled';
+}
+
 /** A store's endpoints, as its account manages them (API and console). */
 export class EndpointService {
   constructor(private readonly db: Kysely<Database>, private readonly deps: { clock: Clock; box: SecretBox; wake: () => void }) {}

@@ -21,7 +21,7 @@ export { lineNet, MAX_LINE_AMOUNT, type Line } from './amounts.js';
 export { bizRegNumProblem, maskedCard, PaymentsConsole, type PaymentCursor, type PaymentFilter, type PaymentListRow, type StoreKey, type TimelineEntry } from './console.js';
 export { CALLBACK_BACKOFF_SECONDS, CALLBACK_JOB, callbackBody } from './callback.js';
 export {
-  ENDPOINT_BACKOFF_SECONDS, ENDPOINT_EVENTS, ENDPOINT_JOB, EndpointService, FAILING_DISABLE_MS, MAX_ENDPOINTS, recordStoreEvent, ROTATION_OVERLAP_MS, TEST_EVENT,
+  ENDPOINT_BACKOFF_SECONDS, ENDPOINT_EVENTS, ENDPOINT_JOB, EndpointService, endpointState, FAILING_DISABLE_MS, MAX_ENDPOINTS, recordStoreEvent, ROTATION_OVERLAP_MS, TEST_EVENT,
   type EndpointEvent, type EndpointView,
 } from './endpoints.js';
 export type { PayResult } from './approval.js';

@@ -232,16 +232,6 @@ export async function webhookDeliveries(db: Db, accountId: string, invoiceId: nu
   return events.map((e) => ({ ...e, attempts: attempts.filter((a) => a.ref_id === String(e.id)) }));
 }
 
-/** Webhook events of the account that are failing: retrying after a failure, or given up. */
-export async function failingWebhooks(db: Db, accountId: string): Promise<{ retrying: number; abandoned: number }> {
-  const rows = await db.selectFrom('webhook_events').select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-    .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('status', '=', 'ABANDONED'), eb.and([eb('status', '=', 'PENDING'), eb('attempts', '>', 0)])]))
-    .groupBy('status').execute();
-  const n = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
-  return { retrying: n('PENDING'), abandoned: n('ABANDONED') };
-}
-
 /** Every live invoice of the account matching the filter, for an export: one keyset page at a time. */
 export async function* allInvoices(db: Db, accountId: string, f: InvoiceFilter, pageSize = 1000): AsyncGenerator<InvoiceListRow> {
   let after: { at: number; id: number } | undefined;

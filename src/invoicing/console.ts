@@ -95,10 +95,6 @@ export class InvoicingConsole {
     return { lines: [...byKey.values()], next: more ? Math.min(...page.map((g) => g.firstId)) : null };
   }
 
-  failingWebhooks(accountId: string) {
-    return q.failingWebhooks(this.db, accountId);
-  }
-
   /** Balance and the ledger's sum: equal, always (docs/architecture.md, invariant 5). */
   async points(accountId: string): Promise<{ balance: number; ledgerSum: number }> {
     return { balance: await repo.balance(this.db, accountId), ledgerSum: await q.ledgerSum(this.db, accountId) };

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
-import { CALLBACK_JOB, ENDPOINT_JOB } from '../gateway/index.js';
-import { enqueue } from '../jobs/define.js';
+import { CALLBACK_JOB, ENDPOINT_JOB, endpointState } from '../gateway/index.js';
+import { enqueue, type JobDefinition } from '../jobs/define.js';
 import * as deliveries from '../jobs/delivery-repository.js';
 import type { Delivery, DeliveryAttempt, DeliveryFilter } from '../jobs/delivery-repository.js';
-import type { DeliveryKind, DeliveryState } from '../jobs/job-state.js';
+import { isFailing, type DeliveryKind, type DeliveryState } from '../jobs/job-state.js';
+import { bringForward, pendingJobsWithPayload } from '../jobs/repository.js';
 import type { Clock } from '../platform/clock.js';
 import { AppError } from '../platform/errors.js';
 import { kstIso, kstIsoOrNull } from '../platform/kst.js';
@@ -12,8 +13,26 @@ import { WEBHOOK_JOB } from './webhooks.js';
 
 /** Page size of the delivery list when none is asked for, and the most one page holds. */
 export const DELIVERY_PAGE_SIZE = 20;
-/** Most failed deliveries one recovery re-queues; call again for the rest. */
+/** Most failing deliveries one recovery re-queues; call again for the rest. */
 export const RECOVER_MAX = 1000;
+/** Most failing deliveries one recovery looks at (re-queued or skipped); `more` says when some were left. */
+export const RECOVER_SCAN_MAX = 5 * RECOVER_MAX;
+/** The overview counts the failing deliveries made in the last 7 days; recovery's console form starts there too. */
+export const FAILING_WINDOW_MS = 7 * 86_400_000;
+
+/**
+ * Why recovery left a failing delivery alone: delivered meanwhile (by its own retry or a
+ * redelivery), its next attempt already due or under way (another recovery or the schedule got
+ * there first), its store endpoint turned off or removed (enable it, then send it again).
+ */
+export const SKIP_REASONS = ['delivered', 'on_its_way', 'endpoint_disabled', 'endpoint_removed'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export interface RecoverResult {
+  requeued: number;
+  more: boolean;
+  skipped: { id: string; number: string; kind: DeliveryKind; event: string | null; reason: SkipReason }[];
+}
 
 export interface DeliveryView {
   id: string;
@@ -48,6 +67,8 @@ export interface DeliveryDetail extends DeliveryView {
 export interface DeliveryQuery {
   kind?: DeliveryKind;
   status?: DeliveryState;
+  /** Failing ones only (isFailing): failed, or retrying after a failure; the console's "실패". */
+  failing?: boolean;
   since?: string;
   transSeqNo?: string;
   billId?: string;
@@ -103,7 +124,7 @@ export class DeliveryLog {
   async list(storeCode: string, q: DeliveryQuery & { failedFirst?: boolean }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }> {
     const limit = q.size ? Number(q.size) : DELIVERY_PAGE_SIZE;
     const f: DeliveryFilter = {
-      kind: q.kind, status: q.status, transSeqNo: q.transSeqNo, billId: q.billId, limit, failedFirst: q.failedFirst,
+      kind: q.kind, status: q.status, failing: q.failing, transSeqNo: q.transSeqNo, billId: q.billId, limit, failedFirst: q.failedFirst,
       ...(q.since ? { since: parseSince(q.since) } : {}), ...(q.cursor ? { after: decodeCursor(q.cursor) } : {}),
     };
     // Failed-first pages (the console) are not keyset-paged: they show the first page only.
@@ -133,30 +154,76 @@ export class DeliveryLog {
     return deliveryView((await deliveries.deliveryOfStore(this.db, storeCode, d.id))!);
   }
 
-  /** Re-queues every failed delivery of the store created since `since` (at most RECOVER_MAX a call). */
-  async recover(storeCode: string, since: string): Promise<{ requeued: number; more: boolean }> {
-    const from = parseSince(since);
-    const now = this.deps.clock.nowMs();
-    const failed = await deliveries.failedSince(this.db, storeCode, from, RECOVER_MAX + 1);
-    let requeued = 0;
-    for (const d of failed.slice(0, RECOVER_MAX)) {
-      // One transaction each: the status and its job commit together; one that another
-      // recovery or redelivery reopened meanwhile is left to that one.
-      const done = await this.db.transaction().execute(async (trx) => {
-        if (!(await deliveries.reopenDelivery(trx, storeCode, d.id, now))) return false;
-        await this.enqueueManual(trx, d, now);
-        return true;
-      });
-      if (done) requeued++;
-    }
-    if (requeued > 0) this.deps.wake();
-    return { requeued, more: failed.length > RECOVER_MAX };
+  /** How many of the store's deliveries made since `since` are failing (isFailing), by kind: the overview's count. */
+  failing(storeCode: string, since: number): Promise<{ callback: number; webhook: number; endpoint: number }> {
+    return deliveries.countFailing(this.db, storeCode, since);
   }
 
-  private async enqueueManual(trx: Parameters<typeof enqueue>[0], d: Delivery, now: number): Promise<void> {
-    if (d.endpoint_id) await enqueue(trx, ENDPOINT_JOB, { deliveryId: d.id, manual: true }, { runAt: now, now, storeCode: d.store_code });
-    else if (d.kind === 'callback') await enqueue(trx, CALLBACK_JOB, { paymentId: d.ref_id, manual: true }, { runAt: now, now, storeCode: d.store_code });
-    else await enqueue(trx, WEBHOOK_JOB, { eventId: Number(d.ref_id), manual: true }, { runAt: now, now, storeCode: d.store_code });
+  /**
+   * Re-queues every failing delivery (isFailing) of the store made since `since`, at most
+   * RECOVER_MAX a call: a failed one becomes pending with a manual attempt queued; one still
+   * being retried has its next attempt brought forward to now (no second job). Each in its own
+   * transaction, the status and its job together, every step a compare-and-set, so two
+   * recoveries at once re-queue a delivery once: the other skips it as on its way.
+   */
+  async recover(storeCode: string, since: string): Promise<RecoverResult> {
+    const from = parseSince(since);
+    const now = this.deps.clock.nowMs();
+    let requeued = 0;
+    let examined = 0;
+    let more = false;
+    const skipped: RecoverResult['skipped'] = [];
+    // Page by page, oldest first: what is skipped (already on its way) does not count against
+    // RECOVER_MAX, so it cannot crowd a later failed one out of every call; the scan itself stops
+    // at RECOVER_SCAN_MAX rows.
+    let after: { createdAt: number; id: string } | undefined;
+    for (;;) {
+      const page = await deliveries.failingSince(this.db, storeCode, from, RECOVER_MAX, after);
+      for (const listed of page) {
+        if (requeued === RECOVER_MAX || examined === RECOVER_SCAN_MAX) {
+          more = true;
+          break;
+        }
+        examined++;
+        const outcome = await this.requeue(storeCode, listed.id, now);
+        if (outcome === 'requeued') requeued++;
+        else skipped.push({ id: listed.id, number: listed.number, kind: listed.kind, event: listed.event, reason: outcome });
+      }
+      if (more || page.length < RECOVER_MAX) break;
+      const last = page[page.length - 1]!;
+      after = { createdAt: Number(last.created_at), id: last.id };
+    }
+    if (requeued > 0) this.deps.wake();
+    return { requeued, more, skipped };
+  }
+
+  /** One failing delivery re-queued in its own transaction, or why not. */
+  private requeue(storeCode: string, id: string, now: number): Promise<SkipReason | 'requeued'> {
+    return this.db.transaction().execute(async (trx): Promise<SkipReason | 'requeued'> => {
+      const d = (await deliveries.deliveryOfStore(trx, storeCode, id))!;
+      if (!isFailing(d)) return d.status === 'delivered' ? 'delivered' : 'on_its_way';
+      if (d.endpoint_id) {
+        const state = await endpointState(trx, storeCode, d.endpoint_id);
+        if (state !== 'enabled') return state === 'removed' ? 'endpoint_removed' : 'endpoint_disabled';
+      }
+      if (d.status === 'failed') {
+        if (!(await deliveries.reopenDelivery(trx, storeCode, d.id, now))) return 'on_its_way';
+        await this.enqueueManual(trx, d, now);
+        return 'requeued';
+      }
+      // Retrying: its waiting job is brought forward; none waiting (its job ended without
+      // settling it) gets a manual one, once per attempt count (the unique key), so a
+      // concurrent recovery cannot add a second.
+      const job = jobOf(d);
+      const waiting = await pendingJobsWithPayload(trx, job.def.kind, [JSON.stringify(job.payload(false)), JSON.stringify(job.payload(true))]);
+      if (waiting.length > 0) return (await bringForward(trx, waiting[0]!.id, now)) ? 'requeued' : 'on_its_way';
+      return (await this.enqueueManual(trx, d, now, `recover:${d.id}:${d.attempts}`)) ? 'requeued' : 'on_its_way';
+    });
+  }
+
+  private enqueueManual(trx: Parameters<typeof enqueue>[0], d: Delivery, now: number, uniqueKey?: string): Promise<boolean> {
+    const job = jobOf(d);
+    return enqueue(trx, job.def, job.payload(true), { runAt: now, now, storeCode: d.store_code, ...(uniqueKey ? { uniqueKey } : {}) });
   }
 
   private async find(storeCode: string, id: string): Promise<Delivery> {
@@ -164,4 +231,12 @@ export class DeliveryLog {
     if (!d) throw new AppError('NOT_FOUND', 'delivery: not found');
     return d;
   }
+}
+
+/** The job that sends a delivery, and its payload as enqueue writes it (scheduled, or manual). */
+function jobOf(d: Delivery): { def: JobDefinition<object, never>; payload: (manual: boolean) => object } {
+  const m = (manual: boolean) => (manual ? { manual: true } : {});
+  if (d.endpoint_id) return { def: ENDPOINT_JOB as JobDefinition<object, never>, payload: (manual) => ({ deliveryId: d.id, ...m(manual) }) };
+  if (d.kind === 'callback') return { def: CALLBACK_JOB as JobDefinition<object, never>, payload: (manual) => ({ paymentId: d.ref_id, ...m(manual) }) };
+  return { def: WEBHOOK_JOB as JobDefinition<object, never>, payload: (manual) => ({ eventId: Number(d.ref_id), ...m(manual) }) };
 }

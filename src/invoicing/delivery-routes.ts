@@ -49,7 +49,7 @@ export function deliveryRoutes(app: App, d: { log: DeliveryLog; endpoints: Endpo
   app.post('/app/v1/deliveries/recover', {
     ...d.hooks,
     schema: {
-      ...doc('Re-queue every failed delivery since a time', 'Every failed delivery of the store created at or after since is pending again with a manual attempt queued (at most 1000 a call; more: true asks for another call). A viewer: 403 / -4.'),
+      ...doc('Re-queue every failing delivery since a time', 'Every failing delivery of the store created at or after since (failed, or still being retried after a failed attempt: what the console\'s overview counts) is re-queued: a failed one becomes pending with a manual attempt queued, a retrying one has its next attempt brought forward to now (never a second job). At most 1000 a call; more: true asks for another call. skipped lists the failing ones left alone and why. Two calls at once re-queue each delivery once. A viewer: 403 / -4.'),
       body: RecoverBody, response: { 200: Envelope(RecoverResult), ...errors(400, 401, 403) },
     },
   }, async (req) => ok(req, await log.recover(storeOf(req), req.body.since)));

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ENDPOINT_EVENTS } from '../gateway/index.js';
 import { DELIVERY_KINDS, DELIVERY_STATES } from '../jobs/job-state.js';
+import { SKIP_REASONS } from './delivery-log.js';
 import { Nullable as N } from '../platform/schemas.js';
 
 /** Shapes of the delivery log (docs/reference.md, "Deliveries"). */
@@ -52,7 +53,7 @@ export const DeliveryList = Type.Object({
 const Attempt = Type.Object({
   at: Type.String({ description: 'KST' }),
   trigger: Type.Union([Type.Literal('scheduled'), Type.Literal('manual')]),
-  attemptNo: Type.Integer({ description: 'The attempt of its job (a redelivery or recovery starts a new job at 1)' }),
+  attemptNo: Type.Integer({ description: 'The attempt\'s number in the delivery\'s one sequence, scheduled and manual alike: a redelivery after attempts 1 to 3 is attempt 4' }),
   statusCode: N(Type.Integer({ description: 'null when no answer came (timeout, connection refused)' })),
   durationMs: Type.Integer(),
   responseBody: N(Type.String({ description: 'The answer\'s first 2 KB' })),
@@ -77,16 +78,22 @@ export const DeliveryDetailSchema = Type.Object({
     },
     attemptLog: [
       { at: '2026-11-22T09:38:02', trigger: 'scheduled', attemptNo: 1, statusCode: 503, durationMs: 41, responseBody: 'Service Unavailable', error: 'HTTP 503' },
-      { at: '2026-11-22T12:55:30', trigger: 'manual', attemptNo: 1, statusCode: 200, durationMs: 38, responseBody: '{"ok":true}', error: null },
+      { at: '2026-11-22T12:55:30', trigger: 'manual', attemptNo: 2, statusCode: 200, durationMs: 38, responseBody: '{"ok":true}', error: null },
     ],
   }],
 });
 
 export const RecoverBody = Type.Object({ since: Since });
 export const RecoverResult = Type.Object({
-  requeued: Type.Integer({ description: 'Failed deliveries made pending again, each with a new manual attempt queued' }),
-  more: Type.Boolean({ description: 'More than 1000 matched: call again for the rest' }),
-}, { examples: [{ requeued: 3, more: false }] });
+  requeued: Type.Integer({ description: 'Failing deliveries re-queued: each failed one pending again with a manual attempt queued, each one still being retried after a failure with its next attempt brought forward to now' }),
+  more: Type.Boolean({ description: 'More were left (1000 re-queued, or 5000 looked at): call again for the rest' }),
+  skipped: Type.Array(Type.Object({
+    id: Type.String(), number: Type.String(), kind: Type.Union([Type.Literal('callback'), Type.Literal('webhook')]), event: N(Type.String()),
+    reason: Type.Union(SKIP_REASONS.map((r) => Type.Literal(r)), {
+      description: 'delivered: delivered meanwhile; on_its_way: its next attempt is already due or running; endpoint_disabled / endpoint_removed: its store endpoint is off or gone',
+    }),
+  }), { description: 'Failing deliveries left alone, each with why' }),
+}, { examples: [{ requeued: 3, more: false, skipped: [{ id: 'dlv_5f0c2b7e9a1d4c3b8e6f0a2d4c6e8b1a', number: '1043', kind: 'webhook', event: 'bill.paid', reason: 'on_its_way' }] }] });
 
 // ---- store webhook endpoints --------------------------------------------------------------
 

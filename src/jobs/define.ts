@@ -55,7 +55,7 @@ export function retryDelaySeconds(job: Pick<JobDefinition<unknown, unknown>, 'ba
 
 /**
  * Writes a job in the caller's transaction, so a state change and the work it causes commit
- * together. With a `uniqueKey`, a second enqueue under the same key is a no-op (one job per
+ * together. With a `uniqueKey`, a second enqueue under the same key is a no-op and answers false (one job per
  * cause, e.g. one callback per approval). `storeCode` names the store the work is for: the
  * worker runs at most SUNAP_JOB_STORE_CONCURRENCY of one store's jobs at once, so one store's
  * slow receivers cannot hold every slot.
@@ -65,8 +65,8 @@ export async function enqueue<Payload>(
   job: JobDefinition<Payload, never>,
   payload: Payload,
   opts: { runAt: number; uniqueKey?: string; now: number; storeCode?: string },
-): Promise<void> {
-  await insertJob(trx, {
+): Promise<boolean> {
+  return insertJob(trx, {
     kind: job.kind, payload: JSON.stringify(payload), runAt: opts.runAt, maxAttempts: job.maxAttempts, uniqueKey: opts.uniqueKey ?? null, now: opts.now,
     storeCode: opts.storeCode ?? null,
   });

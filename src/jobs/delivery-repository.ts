@@ -1,8 +1,8 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/index.js';
 import type { DeliveryTable, OutboundAttemptTable } from '../db/schema.js';
 import { newId } from '../platform/crypto.js';
-import { DELIVERY_TRANSITIONS, type AttemptTrigger, type DeliveryEvent, type DeliveryKind, type DeliveryState } from './job-state.js';
+import { DELIVERY_TRANSITIONS, FAILING_FROM_ATTEMPTS, type AttemptTrigger, type DeliveryEvent, type DeliveryKind, type DeliveryState } from './job-state.js';
 
 /**
  * SQL of the deliveries (src/jobs/README.md, "Deliveries"). Every read a person can reach is
@@ -26,6 +26,16 @@ export interface NewDelivery {
   headers: Record<string, string>;
   body: string;
   now: number;
+}
+
+/**
+ * isFailing (job-state.ts) as SQL, built from the same table: for each state that can fail, that
+ * state with at least its number of attempts. The overview's count, the console's "실패" and
+ * recovery all read through this condition.
+ */
+export function failingCondition(eb: ExpressionBuilder<Database, 'deliveries'>) {
+  const states = (Object.entries(FAILING_FROM_ATTEMPTS) as [DeliveryState, number | null][]).filter((e): e is [DeliveryState, number] => e[1] !== null);
+  return eb.or(states.map(([status, min]) => eb.and([eb('deliveries.status', '=', status), eb('deliveries.attempts', '>=', min)])));
 }
 
 export function newDeliveryId(): string {
@@ -64,14 +74,19 @@ export async function transitionDelivery(db: Db, id: string, event: DeliveryEven
 }
 
 /**
- * After an attempt: counts it and moves the status. A 2xx delivers; a failure of the job's last
+ * After an attempt: counts it and moves the status; returns the attempt's number in the
+ * delivery's one sequence (scheduled and manual attempts alike: a redelivery after attempts 1
+ * to 3 is attempt 4). A 2xx delivers; a failure of the job's last
  * attempt fails a pending delivery (a manual redelivery that fails does not undo a delivery the
  * receiver already has); any other failure leaves it pending for the next attempt.
  */
-export async function settleDelivery(db: Db, id: string, s: { ok: boolean; final: boolean; now: number }): Promise<void> {
+export async function settleDelivery(db: Db, id: string, s: { ok: boolean; final: boolean; now: number }): Promise<number> {
   await db.updateTable('deliveries').set((eb) => ({ attempts: eb('attempts', '+', 1), last_attempt_at: s.now, updated_at: s.now })).where('id', '=', id).execute();
   if (s.ok) await transitionDelivery(db, id, 'deliver', s.now);
   else if (s.final) await transitionDelivery(db, id, 'fail', s.now);
+  // Read in the transaction that counted it (the row stays locked to it): this attempt's number.
+  const row = await db.selectFrom('deliveries').select('attempts').where('id', '=', id).executeTakeFirst();
+  return Number(row?.attempts ?? 0);
 }
 
 /** failed → pending (recovery, redelivery); false when it was not failed. */
@@ -82,12 +97,14 @@ export function reopenDelivery(db: Db, storeCode: string, id: string, now: numbe
 export interface DeliveryFilter {
   kind?: DeliveryKind;
   status?: DeliveryState;
+  /** Failing ones only (failingCondition): failed, or retrying after a failure. */
+  failing?: boolean;
   since?: number;
   transSeqNo?: string;
   billId?: string;
   /** Keyset: the (created_at, id) of the last row of the previous page. */
   after?: { createdAt: number; id: string };
-  /** Failed first, then newest first (the console's order); otherwise newest first. */
+  /** Failing first (failingCondition), then newest first (the console's order); otherwise newest first. */
   failedFirst?: boolean;
   limit: number;
 }
@@ -97,6 +114,7 @@ export async function listDeliveries(db: Db, storeCode: string, f: DeliveryFilte
   let q = db.selectFrom('deliveries').selectAll().where('store_code', '=', storeCode);
   if (f.kind) q = q.where('kind', '=', f.kind);
   if (f.status) q = q.where('status', '=', f.status);
+  if (f.failing) q = q.where(failingCondition);
   if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
   if (f.transSeqNo) q = q.where('trans_seqno', '=', f.transSeqNo);
   if (f.billId) q = q.where('bill_id', '=', f.billId);
@@ -104,7 +122,7 @@ export async function listDeliveries(db: Db, storeCode: string, f: DeliveryFilte
     const a = f.after;
     q = q.where((eb) => eb.or([eb('created_at', '<', a.createdAt), eb.and([eb('created_at', '=', a.createdAt), eb('id', '<', a.id)])]));
   }
-  if (f.failedFirst) q = q.orderBy(sql`case when status = 'failed' then 0 else 1 end`);
+  if (f.failedFirst) q = q.orderBy((eb) => eb.case().when(failingCondition(eb)).then(0).else(1).end());
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit + 1).execute();
 }
 
@@ -123,10 +141,24 @@ export async function attemptsOf(db: Db, storeCode: string, deliveryId: string):
   return rows.map((r) => ({ ...r, id: Number(r.id), duration_ms: Number(r.duration_ms), created_at: Number(r.created_at) }));
 }
 
-/** A store's failed deliveries created since `since`, oldest first: what recovery re-queues. */
-export function failedSince(db: Db, storeCode: string, since: number, limit: number): Promise<Delivery[]> {
-  return db.selectFrom('deliveries').selectAll().where('store_code', '=', storeCode).where('status', '=', 'failed')
-    .where('created_at', '>=', since).orderBy('created_at').orderBy('id').limit(limit).execute();
+/** A store's failing deliveries (failingCondition) created since `since`, oldest first, after the keyset `after`: what recovery re-queues. */
+export function failingSince(db: Db, storeCode: string, since: number, limit: number, after?: { createdAt: number; id: string }): Promise<Delivery[]> {
+  let q = db.selectFrom('deliveries').selectAll().where('store_code', '=', storeCode).where(failingCondition).where('created_at', '>=', since);
+  if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+  return q.orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** How many of a store's deliveries created since `since` are failing, by kind (an endpoint's webhooks apart); the overview's count. */
+export async function countFailing(db: Db, storeCode: string, since: number): Promise<{ callback: number; webhook: number; endpoint: number }> {
+  const rows = await db.selectFrom('deliveries')
+    .select((eb) => ['kind', eb.fn.countAll<number>().as('n'), eb.fn.sum<number>(eb.case().when('endpoint_id', 'is not', null).then(1).else(0).end()).as('ep')])
+    .where('store_code', '=', storeCode).where(failingCondition).where('created_at', '>=', since).groupBy('kind').execute();
+  const out = { callback: 0, webhook: 0, endpoint: 0 };
+  for (const r of rows) {
+    out.endpoint += Number(r.ep ?? 0);
+    out[r.kind] += Number(r.n) - Number(r.ep ?? 0);
+  }
+  return out;
 }
 
 /** Retention: drops attempts recorded before `before`; the deliveries stay. Returns how many went. */

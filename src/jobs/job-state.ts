@@ -30,6 +30,21 @@ export const DELIVERY_TRANSITIONS = {
   reopen: { from: ['failed'], to: 'pending' },
 } as const satisfies Record<string, { from: readonly DeliveryState[]; to: DeliveryState }>;
 export type DeliveryEvent = keyof typeof DELIVERY_TRANSITIONS;
+
+/**
+ * What "failed" means for a delivery, everywhere a merchant sees it (the overview's count, the
+ * console list's "실패", recovery): given up, or still being retried after its first failed
+ * attempt. Per state, the fewest attempts that make it failing (null: never): a pending delivery
+ * with an attempt behind it has failed at least once, since a 2xx delivers it at once. A fresh
+ * delivery not yet attempted, and a delivered one, are not failing.
+ */
+export const FAILING_FROM_ATTEMPTS: Record<DeliveryState, number | null> = { failed: 0, pending: 1, delivered: null };
+
+/** The one predicate of a failing delivery (FAILING_FROM_ATTEMPTS); the repository's SQL is built from the same table. */
+export function isFailing(d: { status: DeliveryState; attempts: number }): boolean {
+  const min = FAILING_FROM_ATTEMPTS[d.status];
+  return min !== null && Number(d.attempts) >= min;
+}
 /** What made an attempt: the job's schedule, or a person (redeliver, recover). */
 export const ATTEMPT_TRIGGERS = ['scheduled', 'manual'] as const;
 export type AttemptTrigger = (typeof ATTEMPT_TRIGGERS)[number];

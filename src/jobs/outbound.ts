@@ -63,11 +63,13 @@ export async function recordAttempt(
   a: { jobId: string; target: OutboundTarget; refId: string; attemptNo: number; url: string; now: number; statusCode: number | null; error: string | null; durationMs: number; responseBody?: string | null; of?: AttemptOf },
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // An attempt of a delivery is numbered in the delivery's one sequence, not its job's (a
+    // redelivery's job counts from 1 again); the count and the attempt commit together.
+    const attemptNo = (a.of ? await settleDelivery(trx, a.of.deliveryId, { ok: a.error === null, final: a.of.final, now: a.now }) : 0) || a.attemptNo;
     await recordOutboundAttempt(trx, {
-      jobId: a.jobId, target: a.target, refId: a.refId, attemptNo: a.attemptNo, url: a.url, statusCode: a.statusCode,
+      jobId: a.jobId, target: a.target, refId: a.refId, attemptNo, url: a.url, statusCode: a.statusCode,
       error: a.error, durationMs: a.durationMs, at: a.now, deliveryId: a.of?.deliveryId ?? null, trigger: a.of?.trigger ?? 'scheduled',
       responseBody: a.responseBody ?? null,
     });
-    if (a.of) await settleDelivery(trx, a.of.deliveryId, { ok: a.error === null, final: a.of.final, now: a.now });
   });
 }

@@ -15,13 +15,15 @@ export interface ClaimedJob {
   max_attempts: number;
 }
 
-export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number; storeCode: string | null }): Promise<void> {
+/** Writes a job; false when its `uniqueKey` was taken already (nothing written). */
+export async function insertJob(db: Db, j: { kind: string; payload: string; runAt: number; maxAttempts: number; uniqueKey: string | null; now: number; storeCode: string | null }): Promise<boolean> {
   const row = {
     id: newId(), kind: j.kind, payload: j.payload, status: 'PENDING' as const, run_at: j.runAt, lease_until: null, lease_owner: null,
     attempts: 0, max_attempts: j.maxAttempts, last_error: null, unique_key: j.uniqueKey, created_at: j.now, updated_at: j.now, store_code: j.storeCode,
   };
   const q = db.insertInto('jobs').values(row);
-  await (j.uniqueKey ? q.onConflict((oc) => oc.column('unique_key').doNothing()) : q).execute();
+  const r = j.uniqueKey ? await q.onConflict((oc) => oc.column('unique_key').doNothing()).executeTakeFirst() : await q.executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 1n) === 1;
 }
 
 /** Key of the PostgreSQL advisory lock that makes claims take turns (so the per-store limit holds across instances). */
@@ -138,6 +140,22 @@ export async function finishAttempt(db: Db, owner: string, id: string, f: { stat
   const r = await db.updateTable('jobs').set({
     status: f.status, ...(f.runAt !== undefined ? { run_at: f.runAt } : {}), lease_until: null, lease_owner: null, last_error: f.error, updated_at: f.wall,
   }).where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'PENDING').executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** The waiting jobs of `kind` whose payload is one of `payloads` (as enqueue wrote them), earliest due first. */
+export function pendingJobsWithPayload(db: Db, kind: string, payloads: string[]): Promise<{ id: string; run_at: number; lease_owner: string | null }[]> {
+  return db.selectFrom('jobs').select(['id', 'run_at', 'lease_owner']).where('kind', '=', kind).where('status', '=', 'PENDING')
+    .where('payload', 'in', payloads).orderBy('run_at').execute();
+}
+
+/**
+ * A waiting job's next attempt brought forward to `now`; compare-and-set: false when it is
+ * already due, running (leased) or settled, so two callers at once move it once.
+ */
+export async function bringForward(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('jobs').set({ run_at: now, updated_at: now }).where('id', '=', id).where('status', '=', 'PENDING')
+    .where('run_at', '>', now).where('lease_owner', 'is', null).executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 

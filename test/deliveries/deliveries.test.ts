@@ -47,10 +47,10 @@ forEachEngine('deliveries', (engine) => {
     // Back up. A recovery from after they were made re-queues nothing; one from before, all four.
     rx.defaultStatus = 200;
     const late = await t.post('/app/v1/deliveries/recover', { since: kstIso(t.app.sunap.clock.nowMs()) }, a.h);
-    assert.deepEqual(late.body.result_data, { requeued: 0, more: false });
+    assert.deepEqual(late.body.result_data, { requeued: 0, more: false, skipped: [] });
     const r = await t.post('/app/v1/deliveries/recover', { since: kstIso(start - 1000) }, a.h);
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.result_data, { requeued: 4, more: false });
+    assert.deepEqual(r.body.result_data, { requeued: 4, more: false, skipped: [] });
     await rx.waitFor(sentBefore + 4);
     await eventually(async () => (await t.get('/app/v1/deliveries?status=delivered', a.h)).body.result_data.deliveries.length === 4, 'all four delivered');
     const again = rx.received.slice(sentBefore);
@@ -62,6 +62,7 @@ forEachEngine('deliveries', (engine) => {
     const d = detail.body.result_data;
     assert.equal(d.status, 'delivered');
     assert.deepEqual(d.attemptLog.map((x: any) => [x.trigger, x.statusCode]), [...Array(5).fill(['scheduled', 503]), ['manual', 200]]);
+    assert.deepEqual(d.attemptLog.map((x: any) => x.attemptNo), [1, 2, 3, 4, 5, 6], 'one sequence: the recovery\'s attempt is the sixth');
     assert.equal(d.attemptLog[5].responseBody, '{}');
     assert.equal(d.attemptLog[0].error, 'HTTP 503');
     // The request as sent, without the signature.
@@ -99,6 +100,7 @@ forEachEngine('deliveries', (engine) => {
       return x.attemptLog.length === 2 && x.attempts === 2 ? x : null;
     }, 'two attempts');
     assert.deepEqual(d.attemptLog.map((x: any) => x.trigger), ['scheduled', 'manual']);
+    assert.deepEqual(d.attemptLog.map((x: any) => x.attemptNo), [1, 2], 'the redelivery is attempt 2, not 1 again');
     assert.equal(d.status, 'delivered');
     assert.equal(d.attempts, 2);
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { kstIso } from '../../src/platform/kst.js';
 import { forEachEngine, withApp } from '../helpers/app.js';
 import { Receiver, type Received } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
@@ -93,7 +94,10 @@ forEachEngine('webhook endpoints', (engine) => {
   });
 
   test('410 Gone disables the endpoint; a disabled endpoint sends nothing until enabled', async () => {
-    const a = await newAccount(t, { points: 10_000 });
+    // A store of its own: the other tests' endpoints (their receivers gone) get nothing of it.
+    const store = await t.addStore();
+    const a = await newAccount(t, { points: 10_000, storeCode: store });
+    const since = kstIso(t.app.sunap.clock.nowMs());
     const ep = await register(a, ['bill.paid']);
     rx.script.push(410);
     const { deliveryId } = (await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h)).body.result_data;
@@ -106,15 +110,24 @@ forEachEngine('webhook endpoints', (engine) => {
     const refused = await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h);
     assert.deepEqual([refused.status, refused.body.result_msg], [409, 'endpoint: disabled; enable it first']);
     // An invoice paid meanwhile is not delivered to it.
-    await paidInvoice(t, a, `${rx.url}/own`);
+    await paidInvoice(t, a, `${rx.url}/own`, undefined, store);
     await rx.waitFor(2);
     await settled(t);
     assert.deepEqual(rx.received.map((x) => x.url), ['/ep', '/own']);
+    // Recovery leaves the failed delivery of a disabled endpoint alone, and says why.
+    const off = await t.post('/app/v1/deliveries/recover', { since }, a.h);
+    assert.deepEqual(off.body.result_data, { requeued: 0, more: false, skipped: [{ id: deliveryId, number: d.number, kind: 'webhook', event: 'webhook.test', reason: 'endpoint_disabled' }] });
     // Enabled again: deliveries resume.
     const on = await t.request('PATCH', `/app/v1/webhook-endpoints/${ep.id}`, { enabled: true }, a.h);
     assert.equal(on.body.result_data.enabled, true);
     assert.equal((await t.post(`/app/v1/webhook-endpoints/${ep.id}/test`, {}, a.h)).status, 200);
     await rx.waitFor(3);
+    // And now recovered: the attempt is the delivery's second, in one sequence with the first.
+    const back = await t.post('/app/v1/deliveries/recover', { since }, a.h);
+    assert.deepEqual(back.body.result_data, { requeued: 1, more: false, skipped: [] });
+    await rx.waitFor(4);
+    const again = await eventually(async () => { const x = (await t.get(`/app/v1/deliveries/${deliveryId}`, a.h)).body.result_data; return x.status === 'delivered' ? x : null; }, 'delivered');
+    assert.deepEqual(again.attemptLog.map((x: { trigger: string; attemptNo: number }) => [x.trigger, x.attemptNo]), [['scheduled', 1], ['manual', 2]]);
   });
 
   test('Retry-After on 429 is honoured; every attempt failing for 3 days disables the endpoint', async () => {

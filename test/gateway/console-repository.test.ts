@@ -198,38 +198,6 @@ forEachEngine('gateway console repository', (engine) => {
     assert.deepEqual(late.canceled, [{ day, n: 1, total: 300 }]);
   });
 
-  test('failing callbacks: approved since `since` with a CONFIRM_URL, a failed attempt and no successful one; counted whole, listed newest first up to the limit', async () => {
-    const [s, other] = await stores();
-    const approved = (st: StoreKey, n: number, at: number, over: Partial<Payment> = {}) => paymentRow(st, n, { state: 'APPROVE_COMPLETE', approval_at: at, confirm_url: 'https://shop.example.com/cb', ...over });
-    const rows = await insert([
-      approved(s, 0, T), // failed once: counted
-      approved(s, 1, T + 3), // failed, then succeeded: not counted
-      approved(s, 2, T + 2), // no attempt yet: not counted
-      approved(s, 3, T + 5, { confirm_url: null }), // failed attempt but no CONFIRM_URL (cannot happen; the filter says so)
-      approved(s, 4, T - 1), // failed, before since
-      approved(s, 5, T + 4), // failed twice: counted once
-      approved(s, 6, T + 6), // only a failed WEBHOOK attempt: not counted
-      approved(s, 7, T + 1), // failed: counted
-    ]);
-    const [foreign] = await insert([approved(other, 0, T + 9)]);
-    const out = (n: number, ref: string, error: string | null, target: OutboundAttemptTable['target'] = 'CALLBACK'): Insertable<OutboundAttemptTable> => ({
-      job_id: `job-${ref}`, target, ref_id: ref, attempt_no: n, url: 'https://shop.example.com/cb', status_code: error ? 500 : 200, error, duration_ms: 5, created_at: T + 10 + n, delivery_id: null, response_body: null,
-    });
-    const id = (i: number) => rows[i]!.id;
-    await h.db.insertInto('outbound_attempts').values([
-      out(1, id(0), 'HTTP 500'), out(1, id(1), 'HTTP 500'), out(2, id(1), null), out(1, id(3), 'HTTP 500'), out(1, id(4), 'HTTP 500'),
-      out(1, id(5), 'HTTP 500'), out(2, id(5), 'timeout'), out(1, id(6), 'HTTP 500', 'WEBHOOK'), out(1, id(7), 'HTTP 500'), out(1, foreign!.id, 'HTTP 500'),
-    ]).execute();
-    const f = await q.failingCallbacks(h.db, s, T, 10);
-    assert.equal(f.count, 3);
-    assert.deepEqual(f.rows.map((r) => [r.trans_seqno, Number(r.approval_at)]), [[rows[5]!.trans_seqno, T + 4], [rows[7]!.trans_seqno, T + 1], [rows[0]!.trans_seqno, T]]);
-    const few = await q.failingCallbacks(h.db, s, T, 2);
-    assert.equal(few.count, 3, 'counted beyond the limit');
-    assert.deepEqual(few.rows.map((r) => r.trans_seqno), [rows[5]!.trans_seqno, rows[7]!.trans_seqno]);
-    assert.equal((await q.failingCallbacks(h.db, s, T + 1, 10)).count, 2, 'since includes its instant');
-    assert.equal((await q.failingCallbacks(h.db, s, T - 1, 10)).count, 4);
-  });
-
   test('the store\'s details: updated only under its own platform', async () => {
     const [s] = await stores();
     const set = { name: '새 피아노 학원', ceo_name: '박대표', biz_reg_num: '2208162517', tel: '021234567' };

@@ -301,7 +301,9 @@ for (const engine of engines) {
       await assert.rejects(runJob({ eventId: ev!.id, manual: true }, 1));
       await runJob({ eventId: ev!.id, manual: true }, 2);
       const rows = await attempts(t, ev!.id);
-      assert.deepEqual(rows.filter((a) => a.job_id.startsWith('test-')).map((a) => [a.attempt_no, a.trigger, a.status_code]), [[1, 'manual', 500], [2, 'scheduled', 200]]);
+      // Numbered in the delivery's one sequence: after the scheduled attempt 1, the redelivery is 2 and its retry 3.
+      assert.deepEqual(rows.filter((a) => a.job_id.startsWith('test-')).map((a) => [a.attempt_no, a.trigger, a.status_code]), [[2, 'manual', 500], [3, 'scheduled', 200]]);
+      assert.deepEqual(rows.map((a) => a.attempt_no), [1, 2, 3]);
     });
 
     test('a connection failure is recorded and retried', async () => {

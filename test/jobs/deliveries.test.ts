@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
-  attemptsOf, deliveryById, deliveryByRef, deliveryOfStore, ensureDelivery, failDelivery, failedSince, listDeliveries, newDeliveryId, pruneAttempts,
+  attemptsOf, deliveryById, deliveryByRef, deliveryOfStore, countFailing, ensureDelivery, failDelivery, failingSince, listDeliveries, newDeliveryId, pruneAttempts,
   reopenDelivery, settleDelivery, transitionDelivery, type Delivery, type NewDelivery,
 } from '../../src/jobs/delivery-repository.js';
 import { recordOutboundAttempt } from '../../src/jobs/repository.js';
+import { FAILING_FROM_ATTEMPTS, isFailing } from '../../src/jobs/job-state.js';
 import { forEachEngine } from '../helpers/app.js';
 import { withDatabase } from '../helpers/db.js';
 
@@ -12,6 +13,16 @@ test('a delivery id is dlv_ and 32 hex digits, new each time', () => {
   const a = newDeliveryId();
   assert.match(a, /^dlv_[0-9a-f]{32}$/);
   assert.notEqual(newDeliveryId(), a);
+});
+
+test('isFailing: failed always; pending from its first attempt (a 2xx would have delivered it); delivered never', () => {
+  assert.deepEqual(FAILING_FROM_ATTEMPTS, { failed: 0, pending: 1, delivered: null });
+  assert.equal(isFailing({ status: 'failed', attempts: 0 }), true);
+  assert.equal(isFailing({ status: 'failed', attempts: 5 }), true);
+  assert.equal(isFailing({ status: 'pending', attempts: 0 }), false);
+  assert.equal(isFailing({ status: 'pending', attempts: 1 }), true);
+  assert.equal(isFailing({ status: 'delivered', attempts: 1 }), false);
+  assert.equal(isFailing({ status: 'delivered', attempts: 0 }), false);
 });
 
 forEachEngine('deliveries', (engine) => {
@@ -117,7 +128,7 @@ forEachEngine('deliveries', (engine) => {
     assert.deepEqual(ids(await listDeliveries(store.db, 'L3', { limit: 50 })), []);
   });
 
-  test('failedSince: a store\'s failed deliveries from `since` on, oldest first, up to the limit', async () => {
+  test('failingSince: a store\'s failing deliveries (failed, or pending after an attempt) from `since` on, oldest first, up to the limit', async () => {
     const S = 'F1';
     const ds: Delivery[] = [];
     for (let i = 0; i < 5; i++) ds.push(await make({ storeCode: S, now: T + 100 * i }));
@@ -125,9 +136,38 @@ forEachEngine('deliveries', (engine) => {
     const other = await make({ storeCode: 'F2', now: T + 100 });
     await transitionDelivery(store.db, other.id, 'fail', T);
     const ids = (l: Delivery[]) => l.map((d) => d.id);
-    assert.deepEqual(ids(await failedSince(store.db, S, T + 100, 10)), [ds[1]!.id, ds[2]!.id, ds[4]!.id]);
-    assert.deepEqual(ids(await failedSince(store.db, S, T + 101, 10)), [ds[2]!.id, ds[4]!.id]);
-    assert.deepEqual(ids(await failedSince(store.db, S, T, 2)), [ds[0]!.id, ds[1]!.id]);
+    assert.deepEqual(ids(await failingSince(store.db, S, T + 100, 10)), [ds[1]!.id, ds[2]!.id, ds[4]!.id]);
+    assert.deepEqual(ids(await failingSince(store.db, S, T + 101, 10)), [ds[2]!.id, ds[4]!.id]);
+    assert.deepEqual(ids(await failingSince(store.db, S, T, 2)), [ds[0]!.id, ds[1]!.id]);
+    // ds[3] is pending and never attempted: not failing. One failed attempt, still retrying: failing.
+    assert.equal(ids(await failingSince(store.db, S, T, 10)).includes(ds[3]!.id), false);
+    await settleDelivery(store.db, ds[3]!.id, { ok: false, final: false, now: T + 500 });
+    assert.equal((await deliveryById(store.db, ds[3]!.id))!.status, 'pending');
+    assert.deepEqual(ids(await failingSince(store.db, S, T, 10)), [ds[0]!.id, ds[1]!.id, ds[2]!.id, ds[3]!.id, ds[4]!.id]);
+    // Delivered (a 2xx after the failure): no longer failing.
+    await settleDelivery(store.db, ds[3]!.id, { ok: true, final: false, now: T + 600 });
+    assert.deepEqual(ids(await failingSince(store.db, S, T, 10)), [ds[0]!.id, ds[1]!.id, ds[2]!.id, ds[4]!.id]);
+  });
+
+  test('countFailing: the failing ones by kind, an endpoint\'s webhooks apart, from `since` on; list "failing" and the failing-first order read the same rule', async () => {
+    const S = 'C1';
+    const fresh = await make({ storeCode: S, kind: 'callback' });
+    const retrying = await make({ storeCode: S, kind: 'callback' });
+    await settleDelivery(store.db, retrying.id, { ok: false, final: false, now: T + 1 });
+    const failed = await make({ storeCode: S, kind: 'webhook' });
+    await settleDelivery(store.db, failed.id, { ok: false, final: true, now: T + 1 });
+    const ep = await make({ storeCode: S, kind: 'webhook', endpointId: 'we_1' });
+    await settleDelivery(store.db, ep.id, { ok: false, final: false, now: T + 1 });
+    const delivered = await make({ storeCode: S, kind: 'webhook' });
+    await settleDelivery(store.db, delivered.id, { ok: false, final: false, now: T + 1 });
+    await settleDelivery(store.db, delivered.id, { ok: true, final: false, now: T + 2 });
+    assert.deepEqual(await countFailing(store.db, S, T), { callback: 1, webhook: 1, endpoint: 1 });
+    assert.deepEqual(await countFailing(store.db, S, T + 1), { callback: 0, webhook: 0, endpoint: 0 }, 'made before since');
+    const failingIds = (await listDeliveries(store.db, S, { failing: true, limit: 10 })).map((d) => d.id).sort();
+    assert.deepEqual(failingIds, [retrying.id, failed.id, ep.id].sort());
+    const ordered = (await listDeliveries(store.db, S, { failedFirst: true, limit: 10 })).map((d) => d.id);
+    assert.deepEqual(new Set(ordered.slice(0, 3)), new Set([retrying.id, failed.id, ep.id]));
+    assert.deepEqual(new Set(ordered.slice(3)), new Set([fresh.id, delivered.id]));
   });
 
   test('attemptsOf: a store\'s delivery\'s attempts, oldest first, with numbers as numbers; pruneAttempts drops those before the bound only', async () => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ENDPOINT_EVENTS, type EndpointEvent } from '../../gateway/index.js';
-import { can } from '../../invoicing/index.js';
+import { can, FAILING_WINDOW_MS, type RecoverResult } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
@@ -28,17 +28,18 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
   const endpoints = deps.invoicing.endpoints;
   const canWrite = (req: FastifyRequest) => can(userOf(req).member, 'delivery.redeliver');
 
-  const showList = async (req: FastifyRequest, reply: FastifyReply, q: { status?: string; kind?: string; notice?: string }, error?: string, httpStatus = 200) => {
+  const showList = async (req: FastifyRequest, reply: FastifyReply, q: { status?: string; kind?: string; notice?: string }, error?: string, httpStatus = 200, recovered?: RecoverResult) => {
     const user = userOf(req);
     const status = (['pending', 'delivered', 'failed'] as const).find((s) => s === q.status);
     const kind = (['callback', 'webhook'] as const).find((k) => k === q.kind);
     const filter = { ...(status ? { status } : {}), ...(kind ? { kind } : {}) };
-    const { deliveries } = await log.list(user.store.code, { ...filter, size: String(LIST_SIZE), failedFirst: true });
-    // Recovery's default: the last 24 hours, as the datetime-local field writes it (KST).
-    const recoverSince = kstIso(deps.clock.nowMs() - 86_400_000).slice(0, 16);
-    const body = deliveriesBody({ rows: deliveries, filter, canWrite: canWrite(req), csrf: await csrfToken(req, reply), recoverSince, error });
-    const notice = q.notice?.startsWith('recovered-') ? `실패한 전송 ${Number(q.notice.slice(10)) || 0}건을 다시 보내도록 예약했습니다.` : NOTICES[q.notice ?? ''];
-    return renderPage(req, reply, { title: '콜백·웹훅', active: 'deliveries', body, notice }, httpStatus);
+    // "실패" is the one definition of failing (failed, or retrying after a failure): what the
+    // overview counts and recovery re-queues.
+    const { deliveries } = await log.list(user.store.code, { ...(status === 'failed' ? { failing: true } : filter), ...(kind ? { kind } : {}), size: String(LIST_SIZE), failedFirst: true });
+    // Recovery's default: the overview's window (the last 7 days), as the datetime-local field writes it (KST).
+    const recoverSince = kstIso(deps.clock.nowMs() - FAILING_WINDOW_MS).slice(0, 16);
+    const body = deliveriesBody({ rows: deliveries, filter, canWrite: canWrite(req), csrf: await csrfToken(req, reply), recoverSince, error, recovered });
+    return renderPage(req, reply, { title: '콜백·웹훅', active: 'deliveries', body, notice: NOTICES[q.notice ?? ''] }, httpStatus);
   };
 
   const showEndpoints = async (req: FastifyRequest, reply: FastifyReply, extra: { secret?: { id: string; value: string }; error?: string; notice?: string } = {}, status = 200) => {
@@ -54,7 +55,9 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     try {
       const r = await log.recover(user.store.code, req.body.since ?? '');
       await deps.audit.record(user, req.ip, 'delivery.recover', req.body.since ?? '', String(r.requeued));
-      return seeOther(reply, `/console/deliveries?notice=recovered-${r.requeued}`);
+      // The answer itself says what was re-queued and which were skipped and why (a second
+      // press re-queues nothing twice: what is already on its way is skipped).
+      return showList(req, reply, { status: 'failed' }, undefined, 200, r);
     } catch (err) {
       if (err instanceof AppError && err.kind === 'VALIDATION') return showList(req, reply, {}, '복구할 시작 시각을 확인해 주세요.', 400);
       throw err;

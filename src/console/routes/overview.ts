@@ -1,5 +1,6 @@
 import type { App } from '../../platform/http.js';
-import { kstMonth, kstMonthRange } from '../../platform/kst.js';
+import { FAILING_WINDOW_MS } from '../../invoicing/index.js';
+import { kstIso, kstMonth, kstMonthRange } from '../../platform/kst.js';
 import { renderPage, storeKey, userOf, type ConsoleDeps } from '../http.js';
 import { html } from '../../pages/html.js';
 import { pointsBanner } from '../views/schedules.js';
@@ -38,8 +39,10 @@ export function overviewRoutes(app: App, deps: ConsoleDeps): void {
       today: totals(byDay.has(todayDay) ? [byDay.get(todayDay)!] : []), month: totals(monthDays), monthLabel: `${y}년 ${m}월`,
       days, calendar: { y, m }, byDay, todayDay,
       balance: await deps.invoicing.invoices.balance(user.tenant.id),
-      callbacks: await deps.payments.failingCallbacks(s, now - 7 * DAY_MS),
-      webhooks: await deps.invoicing.console.failingWebhooks(user.tenant.id),
+      // The one definition of failing (failed, or retrying after a failure) over the last 7 days:
+      // what the deliveries list's "실패" shows and its recovery re-queues.
+      failing: await deps.invoicing.deliveries.failing(user.store.code, now - FAILING_WINDOW_MS),
+      failingRows: (await deps.invoicing.deliveries.list(user.store.code, { failing: true, since: kstIso(now - FAILING_WINDOW_MS), size: '5' })).deliveries,
     });
     // Schedule runs short of points come first (docs/console.md, "Schedules").
     const waiting = pointsBanner(await deps.invoicing.billing.schedules.waiting(user.tenant.id), await deps.invoicing.invoices.balance(user.tenant.id));

@@ -4,6 +4,7 @@ import { html, type SafeHtml } from '../../pages/html.js';
 import { INVOICE_SEND_STATUS_LABEL, INVOICE_STATUS_LABEL, SEND_CHANNEL_LABEL, WEBHOOK_STATUS_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { csrfField, tableRegion } from './shell.js';
+import { EVENT_LABEL } from './deliveries.js';
 import { CHANNEL_LABEL, DELIVERY_LABEL, num, phone, problemWords, when, whenSeconds } from './format.js';
 
 const STATUS_TONE: Record<InvoiceStatus, string> = { PENDING: 'warn', DONE: 'ok', CANCELED: '' };
@@ -143,9 +144,9 @@ ${v.d.sendHistories.length === 0 ? html`<p class="muted">없음</p>` : tableRegi
 </section>
 <section class="card" aria-labelledby="hooks-title"><h2 id="hooks-title">웹훅 전달</h2>
 ${b.webhookUrl ? html`<p class="muted">받는 주소: ${b.webhookUrl}</p>` : html`<p class="muted">이 청구서에는 웹훅 주소가 없습니다.</p>`}
-${v.deliveries.map((e) => html`<h3>${e.event} · <span class="badge ${e.status === 'DELIVERED' ? 'ok' : e.status === 'ABANDONED' ? 'bad' : 'warn'}">${WEBHOOK_STATUS_LABEL[e.status]}</span></h3>
-${tableRegion(`웹훅 ${e.event} 시도`, html`<table class="list cards"><thead><tr><th scope="col">회차</th><th scope="col">시각</th><th scope="col">응답</th><th scope="col" class="num">소요</th><th scope="col">오류</th></tr></thead>
-<tbody>${e.attempts.map((a) => html`<tr><td data-label="회차">${a.attempt_no}</td><td class="sub">${whenSeconds(a.created_at)}</td><td data-label="HTTP">${a.status_code ?? '-'}</td><td class="num sub">${a.duration_ms}ms</td><td class="wrap full">${a.error ?? ''}</td></tr>`)}</tbody></table>`)}`)}
+${v.deliveries.map((e) => html`<h3>${EVENT_LABEL[e.event] ?? e.event} · <span class="badge ${e.status === 'DELIVERED' ? 'ok' : e.status === 'ABANDONED' ? 'bad' : 'warn'}">${WEBHOOK_STATUS_LABEL[e.status]}</span></h3>
+${tableRegion(`웹훅 ${EVENT_LABEL[e.event] ?? e.event} 시도`, html`<table class="list cards"><thead><tr><th scope="col">회차</th><th scope="col">시각</th><th scope="col">응답</th><th scope="col" class="num">소요</th><th scope="col">오류</th></tr></thead>
+<tbody>${e.attempts.map((a) => html`<tr><td data-label="회차">${a.attempt_no}</td><td class="sub">${whenSeconds(a.created_at)}</td><td data-label="HTTP">${a.status_code ?? '-'}</td><td class="num sub">${a.duration_ms}ms</td><td class="wrap full">${a.error ? html`${problemWords(a.error)} <details><summary>자세히</summary><code>${a.error}</code></details>` : ''}</td></tr>`)}</tbody></table>`)}`)}
 </section>`;
 }
 

@@ -1,7 +1,8 @@
+import type { DeliveryView } from '../../invoicing/index.js';
 import { html } from '../../pages/html.js';
 import { won } from '../../platform/format.js';
 import { salesCalendar, salesChart, type DaySales } from './charts.js';
-import { num, when } from './format.js';
+import { num } from './format.js';
 
 export interface Totals {
   paid: number;
@@ -19,8 +20,9 @@ export interface OverviewView {
   byDay: Map<number, DaySales>;
   todayDay: number;
   balance: number;
-  callbacks: { count: number; rows: { trans_seqno: string; approval_at: number | null; pay_user_name: string; amount: number }[] };
-  webhooks: { retrying: number; abandoned: number };
+  /** Failing deliveries of the last 7 days (isFailing), by kind; the newest few. */
+  failing: { callback: number; webhook: number; endpoint: number };
+  failingRows: DeliveryView[];
 }
 
 function stat(title: string, t: Totals) {
@@ -30,16 +32,17 @@ function stat(title: string, t: Totals) {
 }
 
 export function overviewBody(v: OverviewView) {
-  const failing = v.callbacks.count + v.webhooks.retrying + v.webhooks.abandoned;
+  const failing = v.failing.callback + v.failing.webhook + v.failing.endpoint;
   return html`<h1>개요</h1>
 <section aria-labelledby="today-title"><h2 id="today-title">오늘</h2><div class="stats">${stat('오늘', v.today)}</div></section>
 <section aria-labelledby="month-title"><h2 id="month-title">${v.monthLabel}</h2><div class="stats">${stat('이번 달', v.month)}</div></section>
 <div class="stats">
 <div class="stat"><p class="label">발송 포인트</p><p class="value">${num(v.balance)}P</p><p class="sub"><a href="/console/points">충전·내역</a></p></div>
-<div class="stat"><p class="label">실패한 전달</p><p class="value">${num(failing)}건</p><p class="sub">콜백 ${num(v.callbacks.count)} · 웹훅 재시도 ${num(v.webhooks.retrying)} · 포기 ${num(v.webhooks.abandoned)}</p></div>
+<div class="stat"><p class="label">실패한 전달</p><p class="value">${num(failing)}건</p><p class="sub">최근 7일 · 콜백 ${num(v.failing.callback)} · 웹훅 ${num(v.failing.webhook)} · 엔드포인트 ${num(v.failing.endpoint)}${failing ? html` · <a href="/console/deliveries?status=failed">보기·복구</a>` : ''}</p></div>
 </div>
-${v.callbacks.count > 0 ? html`<section class="card" aria-labelledby="failing-title"><h2 id="failing-title">전달에 실패한 결제 콜백 (최근 7일)</h2>
-<ul>${v.callbacks.rows.map((r) => html`<li><a href="/console/payments/${encodeURIComponent(r.trans_seqno)}">${r.trans_seqno}</a> · ${r.pay_user_name} · ${won(Number(r.amount))} · ${when(r.approval_at)}</li>`)}</ul></section>` : ''}
+${failing > 0 ? html`<section class="card" aria-labelledby="failing-title"><h2 id="failing-title">전달에 실패한 콜백·웹훅 (최근 7일)</h2>
+<ul>${v.failingRows.map((d) => html`<li><a href="/console/deliveries/${d.id}">${d.kind === 'callback' ? '결제 콜백' : d.endpointId ? '엔드포인트 웹훅' : '청구서 웹훅'} ${d.number}</a> · ${d.status === 'failed' ? '재시도 끝남' : `재시도 중 (${num(d.attempts)}회 실패)`}</li>`)}</ul>
+<p><a class="btn secondary" href="/console/deliveries?status=failed">실패한 전송 보기·복구</a></p></section>` : ''}
 ${salesChart(v.days)}
 ${salesCalendar(v.calendar, v.byDay, v.todayDay)}`;
 }
