@@ -32,6 +32,10 @@ forEachEngine('console: points ledger, one line per send', (engine) => {
     assert.match(rows[1]!, /환급 \+10P 학생0 · 11월 수강료/);
     assert.match(rows[2]!, /발송 차감 -300P 청구서 30건 발송/);
     assert.match(rows[3]!, /지급 \+1,000P/);
+    // The service's own memos (INITIAL, "send failed", "SMS carried it") read in Korean.
+    assert.match(rows[0]!, /교재비\s+발송$/);
+    assert.match(rows[1]!, /포인트 환급/);
+    for (const r of rows) assert.doesNotMatch(r, /INITIAL|RESEND|carried|failed|delivered/, r);
     const details = /<details class="ledger-send">([\s\S]*?)<\/details>/.exec(page.text)?.[1] ?? '';
     assert.equal([...details.matchAll(/<li>/g)].length, 30, 'the send opens to its 30 invoices');
     assert.equal([...details.matchAll(/href="\/console\/invoices\/[0-9a-f-]{36}"/g)].length, 30);

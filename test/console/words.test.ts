@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { problemWords } from '../../src/console/views/format.js';
+import { note, noteWords, problemWords } from '../../src/console/views/format.js';
 import { forEachEngine, paymentBody, seqNo, withApp } from '../helpers/app.js';
 import { eventually } from '../helpers/wait.js';
 import { ownerClient, textOf } from './support.js';
@@ -12,6 +12,24 @@ test('what went wrong, in Korean: each kind of failure its own sentence', () => 
   assert.match(problemWords('HTTP 503'), /503 오류로 답했습니다/);
   assert.match(problemWords('self-signed certificate'), /보안 인증서/);
   assert.equal(problemWords('something else'), '전달하지 못했습니다');
+});
+
+test('the service\'s stored notes (ledger memos, schedule runs) in Korean; anything unknown behind "자세히"', () => {
+  assert.deepEqual(noteWords('INITIAL'), { words: '발송', detail: null });
+  assert.deepEqual(noteWords('RESEND'), { words: '재발송', detail: null });
+  assert.deepEqual(noteWords('SMS carried it'), { words: '남은 포인트 환급 (전달: 문자(SMS))', detail: null });
+  assert.deepEqual(noteWords('send failed'), { words: '발송 실패로 포인트 환급', detail: null });
+  assert.deepEqual(noteWords('not delivered on any channel'), { words: '어느 채널로도 전달되지 않아 포인트 환급', detail: null });
+  assert.deepEqual(noteWords('billed 6'), { words: '6건 청구', detail: null });
+  assert.deepEqual(noteWords('billed 1200; left out (no amount): 김철수, 이영희 and 3 more'), { words: '1,200건 청구 · 금액이 없어 뺀 회원: 김철수, 이영희 외 3명', detail: null });
+  assert.equal(noteWords('no member has an amount and the template has none').detail, 'no member has an amount and the template has none');
+  assert.match(noteWords('waiting for points: balance 5, needs 300').words, /포인트가 모자라/);
+  // A merchant's own Korean memo passes unchanged; English the console does not know is "메모" + 자세히.
+  assert.deepEqual(noteWords('카드 충전 (승인번호 1234)'), { words: '카드 충전 (승인번호 1234)', detail: null });
+  assert.deepEqual(noteWords('something new'), { words: '메모', detail: 'something new' });
+  assert.deepEqual(noteWords(null), { words: '', detail: null });
+  // The detail is escaped like every value on a page.
+  assert.equal(String(note('<b>x</b>')), '메모 <details><summary>자세히</summary><code>&#60;b&#62;x&#60;/b&#62;</code></details>');
 });
 
 forEachEngine('console: words a merchant reads', (engine) => {

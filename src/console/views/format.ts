@@ -1,3 +1,4 @@
+import { html, type SafeHtml } from '../../pages/html.js';
 import { kstIso } from '../../platform/kst.js';
 
 /** How the console writes times and amounts (KST, like every time Sunap shows). */
@@ -43,4 +44,32 @@ export function problemWords(raw: string): string {
   const http = /\bHTTP (\d{3})\b|\bstatus (\d{3})\b/i.exec(raw);
   if (http) return `받는 서버가 ${http[1] ?? http[2]} 오류로 답했습니다`;
   return '전달하지 못했습니다';
+}
+
+/**
+ * A note the service stored in its own words (a points ledger memo, a schedule run's message),
+ * as a merchant reads it: the known shapes in Korean, anything else as "메모" with the stored
+ * text behind "자세히". Merchant-written memos (a grant's, a recharge's) are Korean already and
+ * pass through unchanged. The stored text stays as it is: the API returns it.
+ */
+export function noteWords(raw: string | null | undefined): { words: string; detail: string | null } {
+  if (!raw) return { words: '', detail: null };
+  if (raw === 'INITIAL') return { words: '발송', detail: null };
+  if (raw === 'RESEND') return { words: '재발송', detail: null };
+  const carried = /^(\w+) carried it$/.exec(raw);
+  if (carried) return { words: `남은 포인트 환급 (전달: ${CHANNEL_LABEL[carried[1]!] ?? carried[1]!})`, detail: null };
+  if (raw === 'send failed') return { words: '발송 실패로 포인트 환급', detail: null };
+  if (raw === 'not delivered on any channel') return { words: '어느 채널로도 전달되지 않아 포인트 환급', detail: null };
+  const billed = /^billed (\d+)(?:; left out \(no amount\): (.*))?$/.exec(raw);
+  if (billed) return { words: `${Number(billed[1]).toLocaleString('ko-KR')}건 청구${billed[2] ? ` · 금액이 없어 뺀 회원: ${billed[2].replace(/ and (\d+) more$/, ' 외 $1명')}` : ''}`, detail: null };
+  if (raw.startsWith('no member has an amount')) return { words: '금액이 정해진 회원이 없고 템플릿에도 금액이 없어 보내지 않았습니다', detail: raw };
+  if (raw.startsWith('waiting for points')) return { words: '발송 포인트가 모자라 충전을 기다립니다', detail: raw };
+  if (/[가-힣]/.test(raw)) return { words: raw, detail: null };
+  return { words: '메모', detail: raw };
+}
+
+/** `noteWords` on a page: the words, and the stored text behind "자세히" when there is one. */
+export function note(raw: string | null | undefined): SafeHtml {
+  const n = noteWords(raw);
+  return n.detail ? html`${n.words} <details><summary>자세히</summary><code>${n.detail}</code></details>` : html`${n.words}`;
 }

@@ -2,7 +2,7 @@ import type { LedgerLine, LedgerRow, Recharge } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { LEDGER_KIND_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
-import { num, when } from './format.js';
+import { note, num, when } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
 
 const signed = (n: number) => `${n > 0 ? '+' : ''}${num(n)}P`;
@@ -18,7 +18,7 @@ function ledgerLine(l: LedgerLine): SafeHtml {
   const what = l.count === 1 ? invoiceLink(first) : html`<details class="ledger-send"><summary>청구서 ${num(l.count)}건 ${first.memo === 'RESEND' ? '재발송' : '발송'}</summary>
 <ul>${l.rows.map((r) => html`<li>${invoiceLink(r) || '청구서'} <span class="num">${signed(Number(r.delta))}</span></li>`)}</ul></details>`;
   return html`<tr><td class="full sub">${when(first.created_at)}</td><td class="start">${LEDGER_KIND_LABEL[first.kind]}</td><td class="num end"><strong>${signed(l.delta)}</strong></td>
-<td class="full">${what}</td><td class="wrap full sub">${l.count === 1 ? first.memo ?? '' : ''}</td></tr>`;
+<td class="full">${what}</td><td class="wrap full sub">${l.count === 1 ? note(first.memo) : ''}</td></tr>`;
 }
 
 export function pointsBody(v: {

@@ -1,7 +1,7 @@
 import type { ClassView, RunView, ScheduleView, TemplateView } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { won } from '../../platform/format.js';
-import { num } from './format.js';
+import { note, num } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
 
 /** Schedules (docs/console.md, "Schedules"): the list, a new schedule, one schedule with its runs, one run. */
@@ -104,7 +104,7 @@ ${v.canEdit && s.status !== 'ENDED' ? html`<div class="actions"><form method="po
 ${v.runs.length === 0 ? html`<p class="muted">아직 없습니다.</p>` : tableRegion('발송 기록', html`<table class="list cards"><thead><tr><th scope="col">기간</th><th scope="col">예정 시각</th><th scope="col">결과</th><th scope="col" class="num">청구서</th><th scope="col" class="num">포인트</th><th scope="col">메모</th></tr></thead>
 <tbody>${v.runs.map((r) => html`<tr><td class="start"><strong><a href="/console/schedules/${s.id}/runs/${r.id}">${r.period === 'once' ? '한 번' : r.period}</a></strong></td><td class="full sub" data-label="예정">${t(r.plannedAt)}</td>
 <td class="end"><span class="badge ${RUN_TONE[r.status] ?? ''}">${RUN_STATUS_LABEL[r.status] ?? r.status}</span>${r.tries > 1 ? html` <span class="muted">${r.tries}번 시도</span>` : ''}</td>
-<td class="num start" data-label="청구서">${num(r.invoices)}/${num(r.recipients)}명</td><td class="num end">${r.status === 'SENT' ? `${num(r.pointsSpent)}P` : `${num(r.pointsNeeded)}P 필요`}</td><td class="wrap full sub">${r.message ?? ''}</td></tr>`)}</tbody></table>`)}
+<td class="num start" data-label="청구서">${num(r.invoices)}/${num(r.recipients)}명</td><td class="num end">${r.status === 'SENT' ? `${num(r.pointsSpent)}P` : `${num(r.pointsNeeded)}P 필요`}</td><td class="wrap full sub">${note(r.message)}</td></tr>`)}</tbody></table>`)}
 </section>`;
 }
 
@@ -115,7 +115,7 @@ export function runDetail(v: { s: ScheduleView; run: RunView; invoices: { unique
 <section class="card"><dl class="facts"><dt>결과</dt><dd><span class="badge ${RUN_TONE[r.status] ?? ''}">${RUN_STATUS_LABEL[r.status] ?? r.status}</span></dd>
 <dt>예정 시각</dt><dd>${t(r.plannedAt)}</dd><dt>보낸 시각</dt><dd>${t(r.finishedAt)}</dd>
 <dt>청구서</dt><dd>${num(r.invoices)}건 (반 ${num(r.recipients)}명)</dd><dt>포인트</dt><dd>${num(r.pointsSpent)}P 사용${r.pointsNeeded !== r.pointsSpent ? ` (${num(r.pointsNeeded)}P 필요)` : ''}</dd>
-${r.message ? html`<dt>메모</dt><dd>${r.message}</dd>` : ''}</dl></section>
+${r.message ? html`<dt>메모</dt><dd>${note(r.message)}</dd>` : ''}</dl></section>
 ${v.invoices.length === 0 ? '' : tableRegion('이 발송의 청구서', html`<table class="list cards"><thead><tr><th scope="col">받는 분</th><th scope="col" class="num">금액</th><th scope="col">납부 기한</th><th scope="col">결제</th></tr></thead>
 <tbody>${v.invoices.map((i) => html`<tr><td><strong><a href="/console/invoices/${i.uniqueId}">${i.receiverName}</a></strong></td><td class="num"><strong>${won(i.amount)}</strong></td><td class="sub" data-label="기한">${i.dueDate ?? '-'}</td><td>${i.status === 'DONE' ? '결제 완료' : i.status === 'CANCELED' ? '취소' : '결제 대기'}</td></tr>`)}</tbody></table>`)}`;
 }
