@@ -36,7 +36,7 @@ export const AUDIT_ACTIONS = {
   'team.invite_revoke': '초대 취소',
   'team.join': '초대 수락',
   'team.role': '역할 변경',
-  'team.remove': '멤버 내보내기',
+  'team.remove': '팀에서 빼기',
   'team.password_reset_link': '비밀번호 재설정 링크 만들기',
   'team.sign_out': '멤버를 모든 기기에서 로그아웃',
   'account.password_reset': '재설정 링크로 비밀번호 변경',

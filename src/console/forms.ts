@@ -20,11 +20,21 @@ export function fileBytes(body: unknown, name: string): Buffer | undefined {
   return Buffer.isBuffer(v) ? v : undefined;
 }
 
-/** The console's words for display text with control characters (the API's `FIELD: must not contain control characters`). */
-export const CONTROL_KO = '줄바꿈이나 탭 같은 제어 문자는 쓸 수 없습니다.';
-
 /** An optional form or query string of at most `max` characters. */
 export const Str = (max = 200) => Type.Optional(Type.String({ maxLength: max }));
+
+/**
+ * A form's text field in the schema: each field's own limit is checked in Korean beside it (the
+ * forms' rules, src/console/field-errors.ts); the schema only stops what no one types, 10,000
+ * characters, so an over-long value brings the form back instead of an error page.
+ */
+export const Text = () => Str(10_000);
+
+/**
+ * A form's body limit: several fields of pasted Hangul (9 bytes a character once urlencoded)
+ * up to their schema's 10,000 fit, so the form comes back with the problems said in Korean.
+ */
+export const FORM_BODY_LIMIT = 256 * 1024;
 
 /** The form's CSRF token field (checked by the console's preHandler; typed here so schemas list it). */
 export const Csrf = { _csrf: Str(200) };
@@ -60,4 +70,20 @@ export function parseCursor(value: string | undefined): { at: number; id: string
 
 export function cursorParam(c: { at: number; id: string | number }): string {
   return `${c.at}.${c.id}`;
+}
+
+/**
+ * A field sent more than once (`name=a&name=b`: a doubled hidden field, a hand-made post) where
+ * the route's schema expects one string reads as its last value, as most servers take it; the
+ * form then comes back with its problems in Korean instead of a schema error page. Fields the
+ * schema allows as a list (checkboxes) are left as they are. Runs before validation.
+ */
+export function oneValueEach(body: unknown, schema: unknown): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || schema === null || typeof schema !== 'object') return;
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  if (!props) return;
+  const b = body as Record<string, unknown>;
+  for (const [k, v] of Object.entries(b)) {
+    if (Array.isArray(v) && props[k]?.type === 'string') b[k] = v.findLast((x) => typeof x === 'string');
+  }
 }

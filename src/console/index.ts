@@ -15,6 +15,7 @@ import { checkAccess, requireConsoleEntries } from './access.js';
 import { AuditLog } from './audit.js';
 import { CSV_LIMITS } from './csv-upload.js';
 import { consoleErrorHandler, SESSION_COOKIE, type ConsoleDeps } from './http.js';
+import { oneValueEach } from './forms.js';
 import { Invites } from './invites.js';
 import { PasswordResets } from './password-resets.js';
 import { accountRoutes } from './routes/account.js';
@@ -82,6 +83,8 @@ export async function consoleRoutes(app: App, deps: ConsoleDeps & { secretKey: B
   app.addHook('preHandler', async (req) => {
     req.consoleReadingBody = false;
   });
+  // One value per single-valued form field, before the schema looks (src/console/forms.ts).
+  app.addHook('preValidation', async (req) => oneValueEach(req.body, req.routeOptions.schema?.body));
   app.setNotFoundHandler(async (req, reply) => consoleErrorHandler(Object.assign(new Error('not found'), { statusCode: 404, code: 'SUNAP_NOT_FOUND', name: 'NotFound' }), req, reply));
 
   app.addHook('onRequest', async (req, reply) => {

@@ -160,7 +160,7 @@ forEachEngine('console: sign-in, sessions, team and tenants', (engine) => {
     assert.equal((await c.post(`/console/team/${owner.accountId}/remove`, {}, { from: '/console/team' })).status, 409);
     // The audit log has it all, with who and from where.
     const audit = textOf((await c.get('/console/settings')).text);
-    for (const s of ['멤버 초대', '초대 수락', '역할 변경', '멤버 내보내기', owner.email, '127.0.0.1']) assert.ok(audit.includes(s), `the audit log shows "${s}"`);
+    for (const s of ['멤버 초대', '초대 수락', '역할 변경', '팀에서 빼기', owner.email, '127.0.0.1']) assert.ok(audit.includes(s), `the audit log shows "${s}"`);
   });
 
   test('another team\'s ids answer 404: templates, members, invites', async () => {

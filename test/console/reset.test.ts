@@ -42,7 +42,7 @@ forEachEngine('console: getting back in', (engine) => {
     // An over-long one is said too, never a bare error page.
     const long = await reset(anon, token, 'x'.repeat(5000));
     assert.equal(long.status, 400);
-    assert.match(long.text, /id="password-error">비밀번호는 200자까지입니다/);
+    assert.match(long.text, /id="password-error">비밀번호는 200자까지 적을 수 있습니다/);
 
     const done = await reset(anon, token, 'a brand new secret');
     assert.equal(done.status, 303);

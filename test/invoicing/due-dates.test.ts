@@ -201,7 +201,7 @@ forEachEngine('invoicing: due dates', (engine) => {
     assert.ok(textOf(list.text).includes('발송 후 10일'));
     r = await c.post('/console/templates', { name: '잘못', reason: '수강료', dueDays: '366' }, { from: '/console/templates/new' });
     assert.equal(r.status, 400);
-    assert.ok(r.text.includes('dueDays: must be a whole number of days from 0 to 365'));
+    assert.ok(r.text.includes('<span class="field-error" id="dueDays-error">납부 기한(발송 후 며칠)은 0일에서 365일 사이여야 합니다.</span>'));
   });
 
   async function ownerClientOf(a: { email: string; password: string }) {

@@ -116,10 +116,10 @@ forEachEngine('invoicing: billTemplateId', (engine) => {
     const inv = await newest(owner.accountId);
     assert.equal(inv.amount, 120_000);
     assert.equal(inv.reason, '1월 수강료');
-    // A bad template is refused with the field named, nothing saved.
+    // A bad template is refused with the field named (in Korean, beside it: test/console/forms.test.ts), nothing saved.
     const bad = await c.post('/console/templates', { name: '틀림', reason: 'x', amount: '1000', items: '교재:2000' }, { from: '/console/templates/new' });
     assert.equal(bad.status, 400);
-    assert.ok(bad.text.includes('items: the net sum of the items (2000) must equal the amount (1000)'));
+    assert.ok(bad.text.includes('<span class="field-error" id="items-error">항목 합계(2,000원)가 금액(1,000원)과 다릅니다.</span>'));
     assert.equal((await t.app.sunap.invoicing.templates.list(owner.accountId)).length, 1);
   });
 

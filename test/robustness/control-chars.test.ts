@@ -83,11 +83,11 @@ forEachEngine('control characters in display text', (engine) => {
     assert.equal((await t.pay(seq)).approved, true);
     const cancel = await c.post(`/console/payments/${seq}/cancel`, { confirm: 'yes', reason: '환불\n=1+1' }, { from: `/console/payments/${seq}/cancel` });
     assert.equal(cancel.status, 400);
-    assert.ok(textOf(cancel.text).includes('reason: 줄바꿈이나 탭 같은 제어 문자는 쓸 수 없습니다.'));
+    assert.ok(cancel.text.includes('<span class="field-error" id="reason-error">취소 사유에는 줄바꿈이나 탭 같은 제어 문자를 쓸 수 없습니다.</span>'));
     assert.equal((await t.app.sunap.database.db.selectFrom('payments').select('state').where('trans_seqno', '=', seq).executeTakeFirstOrThrow()).state, 'APPROVE_COMPLETE');
     const store = await c.post('/console/settings/store', { name: '행복\t학원', ceoName: '', bizRegNum: '', tel: '' }, { from: '/console/settings' });
     assert.equal(store.status, 400);
-    assert.ok(textOf(store.text).includes('name: 줄바꿈이나 탭 같은 제어 문자는 쓸 수 없습니다.'));
+    assert.ok(store.text.includes('<span class="field-error" id="name-error">상점 이름에는 줄바꿈이나 탭 같은 제어 문자를 쓸 수 없습니다.</span>'));
     const inv = await c.post('/console/invoices/new', { name: '홍\u0007길동', phone: '01012345678', amount: '5000', reason: '수강료' }, { from: '/console/invoices/new' });
     assert.equal(inv.status, 400);
     // The single form names its own field in Korean (받는 분 이름).

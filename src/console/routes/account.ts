@@ -2,16 +2,17 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
-import { Csrf, Str } from '../forms.js';
+import { fieldErrorsOf, hasErrors, PASSWORD_RULE, textProblems, type FieldErrors } from '../field-errors.js';
+import { Csrf, FORM_BODY_LIMIT, Str, Text } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
 import { accountBody } from '../views/account.js';
 import type { CookieSettings } from './auth.js';
 
 /** One's own account (docs/console.md, "Sign-in and sessions"): sessions, sign out everywhere, password. */
 export function accountRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettings): void {
-  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { notice?: string; error?: string } = {}, status = 200) => {
+  const show = async (req: FastifyRequest, reply: FastifyReply, extra: { notice?: string; errors?: FieldErrors } = {}, status = 200) => {
     const user = userOf(req);
-    const body = accountBody({ user, sessions: await deps.sessions.list(user.member.id), csrf: await csrfToken(req, reply), error: extra.error });
+    const body = accountBody({ user, sessions: await deps.sessions.list(user.member.id), csrf: await csrfToken(req, reply), errors: extra.errors });
     return renderPage(req, reply, { title: '내 계정', active: 'account', body, notice: extra.notice }, status);
   };
 
@@ -33,20 +34,20 @@ export function accountRoutes(app: App, deps: ConsoleDeps, cookies: CookieSettin
     return seeOther(reply, '/console/account?notice=all');
   });
 
-  app.post('/account/password', { schema: { hide: true, body: Type.Object({ ...Csrf, current: Str(200), next: Str(200) }) } }, async (req, reply) => {
+  app.post('/account/password', { bodyLimit: FORM_BODY_LIMIT, schema: { hide: true, body: Type.Object({ ...Csrf, current: Text(), next: Text() }) } }, async (req, reply) => {
     const user = userOf(req);
+    // Both fields checked at once; passwords are never written back into the form.
+    const errors = textProblems(req.body, { current: { label: '지금 비밀번호', max: 200, required: true, text: 'secret' }, next: { ...PASSWORD_RULE, label: '새 비밀번호' } });
+    if (hasErrors(errors)) return show(req, reply, { errors }, 400);
     try {
       await deps.invoicing.team.changePassword(user.member, req.body.current ?? '', req.body.next ?? '', req.ip);
     } catch (err) {
       // The sign-in's lockout (per account and per address) holds here too.
       if (err instanceof AppError && err.kind === 'TOO_MANY') {
-        return show(req, reply, { error: `비밀번호 확인 시도가 너무 많습니다. ${err.message.replace(/^.*try again in (\d+) seconds.*$/, '$1')}초 후 다시 시도해 주세요.` }, 429);
+        return show(req, reply, { errors: { form: `비밀번호 확인 시도가 너무 많습니다. ${err.message.replace(/^.*try again in (\d+) seconds.*$/, '$1')}초 후 다시 시도해 주세요.` } }, 429);
       }
-      if (err instanceof AppError && err.kind === 'VALIDATION') {
-        const msg = err.message.startsWith('current') ? '지금 비밀번호가 맞지 않습니다.' : '새 비밀번호는 8자 이상이어야 합니다.';
-        return show(req, reply, { error: msg }, 400);
-      }
-      throw err;
+      if (err instanceof AppError && err.kind === 'VALIDATION' && err.message.startsWith('current')) return show(req, reply, { errors: { current: '지금 비밀번호가 맞지 않습니다.' } }, 400);
+      return show(req, reply, { errors: fieldErrorsOf(err) }, 400);
     }
     // Every session of the account ends, this one too: signing in again proves the new password.
     await deps.sessions.revokeAll(user.member.id);

@@ -4,10 +4,11 @@ import { can, maskPhone } from '../../invoicing/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { decodeCsv } from '../csv-upload.js';
-import { Csrf, digits, field, fileBytes, Str, wholeNumber } from '../forms.js';
+import { AMOUNT_RULE, fieldErrorsOf, hasErrors, numberField, phoneProblem, textProblem, textProblems, type FieldErrors, type TextRule } from '../field-errors.js';
+import { Csrf, digits, field, fileBytes, FORM_BODY_LIMIT, Str, Text } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
 import { parseRecipients, type RecipientRow } from '../recipients.js';
-import { classDetail, classList, classNewForm, type ClassFormValues } from '../views/classes.js';
+import { classDetail, classList, classNewForm, type ClassDetailValues, type ClassFormValues } from '../views/classes.js';
 import { classMonthPage, remindConfirm } from '../views/class-month.js';
 import { streamCsv, type Column } from '../csv.js';
 import { kstIso, kstMonth } from '../../platform/kst.js';
@@ -66,19 +67,25 @@ const membersOf = (rows: RecipientRow[]) => rows.map((r) => ({
   name: r.name, phone: r.phone, ...(r.guardianPhone ? { guardianPhone: r.guardianPhone } : {}), ...(r.amount !== null ? { amount: r.amount } : {}), ...(r.items ? { items: r.items } : {}),
 }));
 
-/** A class service refusal in Korean (the rows were checked already; what is left is about the class itself). */
-function korean(err: unknown): string {
+/** A class service refusal in Korean, beside the field it is about (`fields` names this form's ids); the rows were checked already. */
+function korean(err: unknown, fields: { name: string; memo: string; phone: string }): FieldErrors {
   if (!(err instanceof AppError) || err.httpStatus >= 500 || err.kind === 'NOT_FOUND') throw err;
   const m = err.message;
-  if (/^name: /.test(m)) return '반 이름은 1~40자로 적어 주세요.';
-  if (/^memo: /.test(m)) return '메모는 200자까지 적을 수 있습니다.';
-  if (/same name and phone/.test(m)) return '이름과 전화번호가 같은 분이 이미 이 반에 있습니다.';
-  if (/at most 1000 per class/.test(m)) return '한 반에는 1,000명까지 넣을 수 있습니다.';
-  if (/^classes: at most/.test(m)) return '반은 팀마다 200개까지 만들 수 있습니다.';
-  if (/phone: must be 10 to 11 digits/.test(m)) return '전화번호는 10~11자리 숫자여야 합니다 (예: 010-1234-5678).';
-  if (/amount: /.test(m)) return '금액은 100원 이상의 숫자여야 합니다.';
-  return `입력한 값이 올바르지 않습니다 (${m}).`;
+  if (/^name: /.test(m)) return { [fields.name]: '반 이름은 1~40자로 적어 주세요.' };
+  if (/^memo: /.test(m)) return { [fields.memo]: '메모는 200자까지 적을 수 있습니다.' };
+  if (/same name and phone/.test(m)) return { [fields.phone]: '이름과 전화번호가 같은 분이 이미 이 반에 있습니다.' };
+  if (/at most 1000 per class/.test(m)) return { form: '한 반에는 1,000명까지 넣을 수 있습니다.' };
+  if (/^classes: at most/.test(m)) return { form: '반은 팀마다 200개까지 만들 수 있습니다.' };
+  return fieldErrorsOf(err);
 }
+
+/** A class's name and memo (the API's class body): every problem at once. */
+const CLASS_TEXT: Record<'name' | 'memo', TextRule> = {
+  name: { label: '반 이름', max: 40, required: true },
+  memo: { label: '메모', max: 200 },
+};
+const NEW_FIELDS = { name: 'name', memo: 'memo', phone: 'csv' };
+const DETAIL_FIELDS = { name: 'name', memo: 'memo', phone: 'm-phone' };
 
 /** Classes (docs/console.md, "Classes"): list, a new class from a CSV, one class with its members, archive. */
 export function classRoutes(app: App, deps: ConsoleDeps): void {
@@ -93,32 +100,36 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
     });
   });
 
-  const newForm = async (req: FastifyRequest, reply: FastifyReply, values: ClassFormValues, error?: string, rows?: RecipientRow[], status = 200) =>
-    renderPage(req, reply, { title: '새 반', active: 'classes', body: classNewForm({ csrf: await csrfToken(req, reply), values, error, rows }) }, status);
+  const newForm = async (req: FastifyRequest, reply: FastifyReply, values: ClassFormValues, errors: FieldErrors = {}, rows?: RecipientRow[], status = 200) =>
+    renderPage(req, reply, { title: '새 반', active: 'classes', body: classNewForm({ csrf: await csrfToken(req, reply), values, errors, rows }) }, status);
 
   app.get('/classes/new', { schema: { hide: true } }, async (req, reply) => newForm(req, reply, {}));
 
   app.post('/classes', { bodyLimit: 4 * 1024 * 1024, schema: { hide: true } }, async (req, reply) => {
     const user = userOf(req);
-    const values = { name: field(req.body, 'name')?.trim() ?? '', memo: field(req.body, 'memo')?.trim() ?? '', csv: field(req.body, 'csv') ?? '' };
+    const values = { name: field(req.body, 'name') ?? '', memo: field(req.body, 'memo') ?? '', csv: field(req.body, 'csv') ?? '' };
+    // The fields and the file at once: each problem beside its field, the CSV's row problems listed by line.
+    const errors = textProblems(values, CLASS_TEXT);
     const csv = await csvRows(req.body);
-    if (csv && 'error' in csv) return newForm(req, reply, values, csv.error, undefined, 400);
-    if (csv && csv.rows.some((r) => r.errors.length > 0)) return newForm(req, reply, values, undefined, csv.rows, 400);
+    if (csv && 'error' in csv) errors.csv = csv.error;
+    const badRows = csv && !('error' in csv) && csv.rows.some((r) => r.errors.length > 0) ? csv.rows : undefined;
+    if (hasErrors(errors) || badRows) return newForm(req, reply, values, errors, badRows, 400);
+    const rows = csv && !('error' in csv) ? csv.rows : [];
     let id: string;
     try {
-      id = (await svc.create(user.tenant.id, { name: values.name, ...(values.memo ? { memo: values.memo } : {}), members: csv ? membersOf(csv.rows) : [] })).class.id;
+      id = (await svc.create(user.tenant.id, { name: values.name.trim(), ...(values.memo.trim() ? { memo: values.memo.trim() } : {}), members: membersOf(rows) })).class.id;
     } catch (err) {
-      return newForm(req, reply, values, korean(err), undefined, 400);
+      return newForm(req, reply, values, korean(err, NEW_FIELDS), undefined, 400);
     }
-    await deps.audit.record(user, req.ip, 'class.create', id, `${values.name} (${csv?.rows.length ?? 0}명)`);
+    await deps.audit.record(user, req.ip, 'class.create', id, `${values.name.trim()} (${rows.length}명)`);
     return seeOther(reply, `/console/classes/${id}?notice=created`);
   });
 
-  const show = async (req: FastifyRequest, reply: FastifyReply, id: string, extra: { error?: string; rows?: RecipientRow[]; notice?: string; status?: number } = {}) => {
+  const show = async (req: FastifyRequest, reply: FastifyReply, id: string, extra: { errors?: FieldErrors; values?: ClassDetailValues; rows?: RecipientRow[]; notice?: string; status?: number } = {}) => {
     const user = userOf(req);
     const { class: c, members } = await svc.get(user.tenant.id, id);
     const body = classDetail({
-      c, members, csrf: await csrfToken(req, reply), canEdit: can(user.member, 'class.edit'), error: extra.error, rows: extra.rows,
+      c, members, csrf: await csrfToken(req, reply), canEdit: can(user.member, 'class.edit'), errors: extra.errors, values: extra.values, rows: extra.rows,
       monthHref: `/console/classes/${c.id}/month?month=${kstMonth(deps.clock.nowMs())}`,
     });
     return renderPage(req, reply, { title: c.name, active: 'classes', body, notice: extra.notice }, extra.status ?? 200);
@@ -127,12 +138,15 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
   app.get('/classes/:id', { schema: { hide: true, params: IdParams, querystring: Type.Object({ notice: Str(20) }) } }, async (req, reply) =>
     show(req, reply, req.params.id, { notice: NOTICES[req.query.notice ?? ''] }));
 
-  app.post('/classes/:id', { schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, name: Str(10_000), memo: Str(10_000) }) } }, async (req, reply) => {
+  app.post('/classes/:id', { bodyLimit: FORM_BODY_LIMIT, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, name: Text(), memo: Text() }) } }, async (req, reply) => {
     const user = userOf(req);
+    const values = { name: req.body.name, memo: req.body.memo };
+    const errors = textProblems(req.body, CLASS_TEXT);
+    if (hasErrors(errors)) return show(req, reply, req.params.id, { errors, values, status: 400 });
     try {
       await svc.update(user.tenant.id, req.params.id, { name: req.body.name?.trim() ?? '', ...(req.body.memo?.trim() ? { memo: req.body.memo.trim() } : {}) });
     } catch (err) {
-      return show(req, reply, req.params.id, { error: korean(err), status: 400 });
+      return show(req, reply, req.params.id, { errors: korean(err, DETAIL_FIELDS), values, status: 400 });
     }
     await deps.audit.record(user, req.ip, 'class.update', req.params.id, req.body.name ?? null);
     return seeOther(reply, `/console/classes/${req.params.id}?notice=saved`);
@@ -148,24 +162,28 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
   }
 
   app.post('/classes/:id/members', {
-    schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, name: Str(10_000), phone: Str(10_000), guardianPhone: Str(10_000), amount: Str(10_000) }) },
+    bodyLimit: FORM_BODY_LIMIT, schema: { hide: true, params: IdParams, body: Type.Object({ ...Csrf, name: Text(), phone: Text(), guardianPhone: Text(), amount: Text() }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const b = req.body;
-    const name = b.name?.trim() ?? '';
-    const phone = digits(b.phone);
+    const values = { member: { name: b.name, phone: b.phone, guardianPhone: b.guardianPhone, amount: b.amount } };
+    // This form's fields are m-* on the class page (its own name and memo are the class's).
+    const errors: FieldErrors = {};
+    const nameProblem = textProblem(b.name, { label: '이름', max: 30, required: true });
+    if (nameProblem) errors['m-name'] = nameProblem;
+    const phoneP = phoneProblem(b.phone, '전화번호', true);
+    if (phoneP) errors['m-phone'] = phoneP;
+    const guardianP = phoneProblem(b.guardianPhone, '보호자 전화번호', false);
+    if (guardianP) errors['m-guardian'] = guardianP;
+    const amount = numberField(b.amount, AMOUNT_RULE);
+    if (amount.error) errors['m-amount'] = amount.error;
+    if (hasErrors(errors)) return show(req, reply, req.params.id, { errors, values, status: 400 });
+    const name = b.name!.trim();
     const guardian = digits(b.guardianPhone);
-    const amount = b.amount?.trim() ? wholeNumber(b.amount) : undefined;
-    const problems: string[] = [];
-    if (!name || name.length > 30) problems.push('이름은 1~30자로 적어 주세요.');
-    if (!/^\d{10,11}$/.test(phone)) problems.push('전화번호는 10~11자리 숫자여야 합니다 (예: 010-1234-5678).');
-    if (guardian && !/^\d{10,11}$/.test(guardian)) problems.push('보호자 전화번호는 10~11자리 숫자여야 합니다.');
-    if (b.amount?.trim() && (amount === undefined || amount < 100)) problems.push('금액은 100원 이상의 숫자여야 합니다.');
-    if (problems.length) return show(req, reply, req.params.id, { error: problems.join(' '), status: 400 });
     try {
-      await svc.addMembers(user.tenant.id, req.params.id, [{ name, phone, ...(guardian ? { guardianPhone: guardian } : {}), ...(amount !== undefined ? { amount } : {}) }]);
+      await svc.addMembers(user.tenant.id, req.params.id, [{ name, phone: digits(b.phone), ...(guardian ? { guardianPhone: guardian } : {}), ...(amount.value !== undefined ? { amount: amount.value } : {}) }]);
     } catch (err) {
-      return show(req, reply, req.params.id, { error: korean(err), status: 400 });
+      return show(req, reply, req.params.id, { errors: korean(err, DETAIL_FIELDS), values, status: 400 });
     }
     await deps.audit.record(user, req.ip, 'class.members', req.params.id, `추가: ${name}`);
     return seeOther(reply, `/console/classes/${req.params.id}?notice=added`);
@@ -183,15 +201,16 @@ export function classRoutes(app: App, deps: ConsoleDeps): void {
   app.post('/classes/:id/import', { bodyLimit: 4 * 1024 * 1024, schema: { hide: true, params: IdParams } }, async (req, reply) => {
     const user = userOf(req);
     const csv = await csvRows(req.body);
-    if (!csv) return show(req, reply, req.params.id, { error: 'CSV 파일을 고르거나 내용을 붙여넣어 주세요.', status: 400 });
-    if ('error' in csv) return show(req, reply, req.params.id, { error: csv.error, status: 400 });
-    if (csv.rows.some((r) => r.errors.length > 0)) return show(req, reply, req.params.id, { rows: csv.rows, status: 400 });
+    const values = { csv: field(req.body, 'csv') ?? '' };
+    if (!csv) return show(req, reply, req.params.id, { errors: { csv: 'CSV 파일을 고르거나 내용을 붙여넣어 주세요.' }, values, status: 400 });
+    if ('error' in csv) return show(req, reply, req.params.id, { errors: { csv: csv.error }, values, status: 400 });
+    if (csv.rows.some((r) => r.errors.length > 0)) return show(req, reply, req.params.id, { rows: csv.rows, values, status: 400 });
     const replace = field(req.body, 'mode') === 'replace';
     try {
       if (replace) await svc.replaceMembers(user.tenant.id, req.params.id, membersOf(csv.rows));
       else await svc.addMembers(user.tenant.id, req.params.id, membersOf(csv.rows));
     } catch (err) {
-      return show(req, reply, req.params.id, { error: korean(err), status: 400 });
+      return show(req, reply, req.params.id, { errors: korean(err, { ...DETAIL_FIELDS, phone: 'csv' }), values, status: 400 });
     }
     await deps.audit.record(user, req.ip, 'class.members', req.params.id, `CSV ${replace ? '모두 바꾸기' : '추가'}: ${csv.rows.length}명`);
     return seeOther(reply, `/console/classes/${req.params.id}?notice=imported`);

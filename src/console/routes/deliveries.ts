@@ -5,9 +5,10 @@ import { can, FAILING_WINDOW_MS, type RecoverResult } from '../../invoicing/inde
 import { AppError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
-import { Csrf, Str } from '../forms.js';
+import { fieldErrorsOf, hasErrors, textProblems, type FieldErrors } from '../field-errors.js';
+import { Csrf, FORM_BODY_LIMIT, Str, Text } from '../forms.js';
 import { csrfToken, renderPage, seeOther, userOf, type ConsoleDeps } from '../http.js';
-import { deliveriesBody, deliveryBody, endpointsBody } from '../views/deliveries.js';
+import { deliveriesBody, deliveryBody, endpointsBody, type EndpointValues } from '../views/deliveries.js';
 
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const LIST_SIZE = 100;
@@ -42,7 +43,7 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     return renderPage(req, reply, { title: '콜백·웹훅', active: 'deliveries', body, notice: NOTICES[q.notice ?? ''] }, httpStatus);
   };
 
-  const showEndpoints = async (req: FastifyRequest, reply: FastifyReply, extra: { secret?: { id: string; value: string }; error?: string; notice?: string } = {}, status = 200) => {
+  const showEndpoints = async (req: FastifyRequest, reply: FastifyReply, extra: { secret?: { id: string; value: string }; values?: EndpointValues; errors?: FieldErrors; notice?: string } = {}, status = 200) => {
     const user = userOf(req);
     const body = endpointsBody({ endpoints: await endpoints.list(user.store.code), canWrite: canWrite(req), csrf: await csrfToken(req, reply), events: ENDPOINT_EVENTS, ...extra });
     return renderPage(req, reply, { title: '웹훅 엔드포인트', active: 'deliveries', body, notice: extra.notice }, status);
@@ -68,20 +69,24 @@ export function deliveryRoutes(app: App, deps: ConsoleDeps): void {
     showEndpoints(req, reply, { notice: NOTICES[req.query.notice ?? ''] }));
 
   app.post('/deliveries/endpoints', {
-    schema: { hide: true, body: Type.Object({ ...Csrf, url: Str(500), events: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Array(Type.String({ maxLength: 40 }), { maxItems: 10 })])) }) },
+    bodyLimit: FORM_BODY_LIMIT,
+    schema: { hide: true, body: Type.Object({ ...Csrf, url: Text(), events: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 50 })])) }) },
   }, async (req, reply) => {
     const user = userOf(req);
     const url = (req.body.url ?? '').trim();
     const events = [req.body.events ?? []].flat().filter((e): e is EndpointEvent => (ENDPOINT_EVENTS as readonly string[]).includes(e));
-    if (!/^https:\/\/[^\s]+$/.test(url) || url.length > 500) return showEndpoints(req, reply, { error: '주소는 https://로 시작해야 합니다.' }, 400);
-    if (events.length === 0) return showEndpoints(req, reply, { error: '받을 이벤트를 하나 이상 골라 주세요.' }, 400);
+    const values = { url: req.body.url, events };
+    // Both fields at once, beside each.
+    const errors = textProblems(req.body, { url: { label: '주소', max: 500, required: true } });
+    if (!errors.url && !/^https:\/\/[^\s]+$/.test(url)) errors.url = '주소는 https://로 시작해야 합니다 (예: https://academy.example.com/hooks/sunap).';
+    if (events.length === 0) errors.events = '받을 이벤트를 하나 이상 골라 주세요.';
+    if (hasErrors(errors)) return showEndpoints(req, reply, { values, errors }, 400);
     try {
       const ep = await endpoints.create(user.store.code, { url, events });
       await deps.audit.record(user, req.ip, 'endpoint.create', ep.id, url);
       return showEndpoints(req, reply, { secret: { id: ep.id, value: ep.secret }, notice: '엔드포인트를 등록했습니다.' });
     } catch (err) {
-      if (err instanceof AppError && err.kind === 'VALIDATION') return showEndpoints(req, reply, { error: err.message }, 400);
-      throw err;
+      return showEndpoints(req, reply, { values, errors: fieldErrorsOf(err) }, 400);
     }
   });
 

@@ -6,9 +6,9 @@ import { AppError, GatewayCodes, GatewayError } from '../../platform/errors.js';
 import { BANKS } from '../../ports/banks.js';
 import type { App } from '../../platform/http.js';
 import { kstIso } from '../../platform/kst.js';
-import { controlProblem } from '../../platform/validation.js';
 import { streamCsv, type Column } from '../csv.js';
-import { CONTROL_KO, Csrf, cursorParam, kstDayStart, parseCursor, Str } from '../forms.js';
+import { hasErrors, textProblems, type FieldErrors } from '../field-errors.js';
+import { Csrf, cursorParam, digits, FORM_BODY_LIMIT, kstDayStart, parseCursor, Str, Text } from '../forms.js';
 import { csrfToken, renderPage, seeOther, storeKey, userOf, type ConsoleDeps } from '../http.js';
 import { phone } from '../views/format.js';
 import { cancelConfirm, deleteConfirm, ORDER_TYPE_LABEL, PAY_PATH_LABEL, paymentDetail, paymentList, type PaymentQuery } from '../views/payments.js';
@@ -111,19 +111,33 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
   });
 
   app.post('/payments/:seq/cancel', {
-    schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf, reason: Str(100), confirm: Str(10), refundBank: Str(10), refundAccount: Str(30), refundHolder: Str(50) }) },
+    bodyLimit: FORM_BODY_LIMIT,
+    schema: { hide: true, params: SeqParams, body: Type.Object({ ...Csrf, reason: Text(), confirm: Text(), refundBank: Text(), refundAccount: Text(), refundHolder: Text() }) },
   }, async (req, reply) => {
     const { user, p } = await found(req);
     const b = req.body;
     const reason = b.reason?.trim() ?? '';
-    const again = async (error: string) => renderPage(req, reply, {
+    const again = async (errors: FieldErrors) => renderPage(req, reply, {
       title: '결제 취소', active: 'payments',
-      body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), error, banks: [...BANKS], refund: { bankCode: b.refundBank, holderName: b.refundHolder } }),
+      body: cancelConfirm({ payment: p, csrf: await csrfToken(req, reply), errors, banks: [...BANKS], values: b }),
     }, 400);
-    if (!reason || b.confirm !== 'yes') return again(!reason ? '취소 사유를 적어 주세요.' : '전액 취소를 확인해 주세요.');
-    // As the API's CANCEL_REASON: display text without control characters (a line break could start a line of the export).
-    if (controlProblem(reason)) return again(`reason: ${CONTROL_KO}`);
-    if (b.refundHolder && controlProblem(b.refundHolder)) return again(`refundHolder: ${CONTROL_KO}`);
+    // Every problem at once; the limits are the API's CANCEL_REASON and refund fields (display text without control characters).
+    const errors = textProblems(b, {
+      reason: { label: '취소 사유', max: 100, required: true },
+      refundHolder: { label: '예금주', max: 30 },
+      refundAccount: { label: '계좌번호', max: 30 },
+    });
+    if (b.confirm !== 'yes') errors.confirm = `${Number(p.amount).toLocaleString('ko-KR')}원 전액 취소를 확인해 주세요 (확인란에 표시).`;
+    if (b.refundBank && !BANKS.some((x) => x.code === b.refundBank)) errors.refundBank = '환불 받을 은행을 목록에서 골라 주세요.';
+    const account = digits(b.refundAccount);
+    if (!errors.refundAccount && account && !/^\d{6,20}$/.test(account)) errors.refundAccount = '계좌번호는 숫자 6~20자리로 적어 주세요 (- 포함 가능).';
+    if (p.method === 'VIRTUAL_ACCOUNT') {
+      // A virtual account's refund needs all three (the service says so too, 4010): each missing one beside its field.
+      if (!b.refundBank) errors.refundBank = '환불 받을 은행을 골라 주세요.';
+      if (!account && !errors.refundAccount) errors.refundAccount = '환불 받을 계좌번호를 적어 주세요.';
+      if (!b.refundHolder?.trim() && !errors.refundHolder) errors.refundHolder = '예금주를 적어 주세요.';
+    }
+    if (hasErrors(errors)) return again(errors);
     // The same service as the API's CANCEL: the full approved amount, its rules and codes; a
     // virtual account's refund account is checked there (4010 without it, 4002 naming a bad field).
     try {
@@ -133,11 +147,11 @@ export function paymentRoutes(app: App, deps: ConsoleDeps): void {
         (trx) => deps.audit.recordIn(trx, user, req.ip, 'payment.cancel', p.trans_seqno, reason));
     } catch (err) {
       if (!(err instanceof GatewayError)) throw err;
-      if (err.resultCode === GatewayCodes.TERMINAL) return again('단말기에서 승인된 결제는 그 단말기에서 취소해 주세요.');
-      if (err.resultCode === GatewayCodes.REFUND_ACCOUNT) return again('가상계좌 결제는 환불 받을 계좌(은행, 계좌번호, 예금주)를 모두 적어 주세요.');
-      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_BANK_CODE')) return again('환불 받을 은행을 목록에서 골라 주세요.');
-      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_ACCOUNT_NO')) return again('계좌번호는 숫자 6~20자리로 적어 주세요 (- 포함 가능).');
-      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_HOLDER_NAME')) return again('예금주는 30자까지 적어 주세요.');
+      if (err.resultCode === GatewayCodes.TERMINAL) return again({ form: '단말기에서 승인된 결제는 그 단말기에서 취소해 주세요.' });
+      if (err.resultCode === GatewayCodes.REFUND_ACCOUNT) return again({ refundAccount: '가상계좌 결제는 환불 받을 계좌(은행, 계좌번호, 예금주)를 모두 적어 주세요.' });
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_BANK_CODE')) return again({ refundBank: '환불 받을 은행을 목록에서 골라 주세요.' });
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_ACCOUNT_NO')) return again({ refundAccount: '계좌번호는 숫자 6~20자리로 적어 주세요 (- 포함 가능).' });
+      if (err.resultCode === GatewayCodes.VALIDATION && err.message.startsWith('REFUND_HOLDER_NAME')) return again({ refundHolder: '예금주는 30자까지 적어 주세요.' });
       throw err;
     }
     return seeOther(reply, `/console/payments/${encodeURIComponent(p.trans_seqno)}?notice=canceled`);

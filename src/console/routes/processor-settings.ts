@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { resetSettings, setSettings, SettingsProblem, viewSettings, type SettingsField } from '../../gateway/index.js';
 import type { App } from '../../platform/http.js';
 import type { CheckoutProcessorId, PayMethod, PayWay } from '../../ports/checkout.js';
-import { Csrf, Str } from '../forms.js';
+import { Csrf, FORM_BODY_LIMIT, Text } from '../forms.js';
 import { seeOther, userOf, type ConsoleDeps } from '../http.js';
 import type { ProcessorValues } from '../views/processor-settings.js';
 
@@ -21,9 +21,10 @@ export const FIELD_PROBLEM: Record<SettingsField, string> = {
   webhookSecret: '포트원 웹훅 시크릿(whsec_…)을 넣어 주세요.',
 };
 
+// Generous limits: what the settings refuse comes back beside its field (FIELD_PROBLEM), never as a bare error page.
 const Body = Type.Object({
-  ...Csrf, processor: Str(20), way: Str(10), methods: Type.Optional(Type.Union([Type.String({ maxLength: 20 }), Type.Array(Type.String({ maxLength: 20 }), { maxItems: 10 })])),
-  clientKey: Str(300), secretKey: Str(500), apiSecret: Str(500), storeId: Str(300), channelKey: Str(300), webhookSecret: Str(500),
+  ...Csrf, processor: Text(), way: Text(), methods: Type.Optional(Type.Union([Type.String({ maxLength: 10_000 }), Type.Array(Type.String({ maxLength: 10_000 }), { maxItems: 50 })])),
+  clientKey: Text(), secretKey: Text(), apiSecret: Text(), storeId: Text(), channelKey: Text(), webhookSecret: Text(),
 });
 
 /**
@@ -31,7 +32,7 @@ const Body = Type.Object({
  * same rules as `sunap store set-processor`; secrets are typed, sealed and never shown again.
  */
 export function processorSettingsRoutes(app: App, deps: ConsoleDeps, show: (req: FastifyRequest, reply: FastifyReply, form?: { values: ProcessorValues; errors: Record<string, string> }) => Promise<FastifyReply>): void {
-  app.post('/settings/processor', { schema: { hide: true, body: Body } }, async (req, reply) => {
+  app.post('/settings/processor', { bodyLimit: FORM_BODY_LIMIT, schema: { hide: true, body: Body } }, async (req, reply) => {
     const user = userOf(req);
     const b = req.body;
     const methods = (b.methods === undefined ? [] : Array.isArray(b.methods) ? b.methods : [b.methods]) as PayMethod[];

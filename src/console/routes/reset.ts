@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { AppError, rateLimitError } from '../../platform/errors.js';
 import type { App } from '../../platform/http.js';
-import type { FieldErrors } from '../field-errors.js';
-import { Csrf, Str } from '../forms.js';
+import { hasErrors, PASSWORD_RULE, textProblems } from '../field-errors.js';
+import { Csrf, FORM_BODY_LIMIT, Text } from '../forms.js';
 import { csrfToken, seeOther, sendPage, type ConsoleDeps } from '../http.js';
 import { forgotPage, resetPage } from '../views/auth.js';
 
@@ -31,16 +31,15 @@ export function resetRoutes(app: App, deps: ConsoleDeps): void {
   app.post('/reset/:token', {
     config: { ...limit },
     // Generous limits: a long value is said beside its field, never a bare error page.
-    schema: { hide: true, params: Params, body: Type.Object({ ...Csrf, password: Str(10_000), confirm: Str(10_000) }) },
+    bodyLimit: FORM_BODY_LIMIT,
+    schema: { hide: true, params: Params, body: Type.Object({ ...Csrf, password: Text(), confirm: Text() }) },
   }, async (req, reply) => {
     const found = await deps.resets.usable(req.params.token);
     if (!found) throw new AppError('NOT_FOUND', 'reset: unknown, used, revoked or expired');
     const password = req.body.password ?? '';
-    const errors: FieldErrors = {};
-    if (password.length < 8) errors.password = '비밀번호는 8자 이상이어야 합니다.';
-    else if (password.length > 200) errors.password = '비밀번호는 200자까지입니다.';
+    const errors = textProblems(req.body, { password: PASSWORD_RULE });
     if ((req.body.confirm ?? '') !== password) errors.confirm = '두 번 적은 비밀번호가 다릅니다.';
-    if (Object.keys(errors).length > 0) {
+    if (hasErrors(errors)) {
       return sendPage(reply, 400, resetPage({ csrf: await csrfToken(req, reply), token: req.params.token, email: found.member.email, storeName: await storeName(found.reset.tenant_id), errors }));
     }
     const { member } = await deps.resets.use(req.params.token, password);

@@ -1,5 +1,7 @@
 import { html, type SafeHtml } from '../../pages/html.js';
+import type { FieldErrors } from '../field-errors.js';
 import type { SessionRow } from '../repository.js';
+import { inputField, summary } from './form-fields.js';
 import { when } from './format.js';
 import { csrfField, ROLE_LABEL, tableRegion } from './shell.js';
 import type { ConsoleUser } from '../sessions.js';
@@ -11,7 +13,8 @@ function browserOf(ua: string): string {
   return os ? `${b} (${os})` : b;
 }
 
-export function accountBody(v: { user: ConsoleUser; sessions: SessionRow[]; csrf: string; error?: string }): SafeHtml {
+export function accountBody(v: { user: ConsoleUser; sessions: SessionRow[]; csrf: string; errors?: FieldErrors }): SafeHtml {
+  const e = v.errors ?? {};
   return html`<h1>내 계정</h1>
 <section class="card"><dl class="facts"><dt>이메일</dt><dd>${v.user.member.email}</dd><dt>역할</dt><dd>${ROLE_LABEL[v.user.member.role]}</dd><dt>상점</dt><dd>${v.user.store.name}</dd></dl></section>
 <section aria-labelledby="sessions-title"><h2 id="sessions-title">로그인한 기기</h2>
@@ -20,12 +23,12 @@ ${tableRegion('로그인한 기기', html`<table class="list cards"><thead><tr><
 <td class="full">${s.id === v.user.sessionId ? '' : html`<form method="post" action="/console/account/sessions/revoke">${csrfField(v.csrf)}<input type="hidden" name="session" value="${s.id}"><button class="link-btn" type="submit">로그아웃시키기</button></form>`}</td></tr>`)}</tbody></table>`)}
 <form method="post" action="/console/account/sessions/revoke-all" class="actions">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">모든 기기에서 로그아웃</button></form>
 </section>
-<form method="post" action="/console/account/password" class="card">
+<form method="post" action="/console/account/password" class="card" novalidate>
 ${csrfField(v.csrf)}
 <h2>비밀번호 변경</h2>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<div class="field"><label for="current">지금 비밀번호</label><input id="current" name="current" type="password" autocomplete="current-password" required maxlength="200"></div>
-<div class="field"><label for="next">새 비밀번호</label><input id="next" name="next" type="password" autocomplete="new-password" required minlength="8" maxlength="200" aria-describedby="next-hint"><span class="hint" id="next-hint">8자 이상. 바꾸면 모든 기기에서 로그아웃되고 API 토큰도 폐기됩니다.</span></div>
+${summary(e)}
+${inputField({ id: 'current', label: '지금 비밀번호', value: '', e, attrs: html`type="password" autocomplete="current-password" required maxlength="200"` })}
+${inputField({ id: 'next', label: '새 비밀번호', value: '', e, attrs: html`type="password" autocomplete="new-password" required minlength="8" maxlength="200"`, hint: '8자 이상 200자까지. 바꾸면 모든 기기에서 로그아웃되고 API 토큰도 폐기됩니다.' })}
 <button class="btn" type="submit">비밀번호 바꾸기</button>
 </form>`;
 }

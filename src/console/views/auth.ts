@@ -1,34 +1,37 @@
-import { html, type SafeHtml } from '../../pages/html.js';
+import { html } from '../../pages/html.js';
 import type { FieldErrors } from '../field-errors.js';
+import { inputField, summary } from './form-fields.js';
 import { csrfField, publicPage, ROLE_LABEL } from './shell.js';
 import type { AccountRole } from '../../invoicing/index.js';
 
-export function signInPage(v: { csrf: string; next: string; email?: string; error?: string; notice?: string }): string {
+export function signInPage(v: { csrf: string; next: string; email?: string; errors?: FieldErrors; notice?: string }): string {
+  const e = v.errors ?? {};
   return publicPage('로그인', html`<h1>상점관리자 로그인</h1>
 ${v.notice ? html`<p class="ok-note" role="status">${v.notice}</p>` : ''}
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${summary(e)}
 <section class="card">
-<form method="post" action="/console/login">
+<form method="post" action="/console/login" novalidate>
 ${csrfField(v.csrf)}
 <input type="hidden" name="next" value="${v.next}">
-<div class="field"><label for="email">이메일</label><input id="email" name="email" type="email" autocomplete="username" required maxlength="254" value="${v.email ?? ''}"></div>
-<div class="field"><label for="password">비밀번호</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="200"></div>
+${inputField({ id: 'email', label: '이메일', value: v.email, e, attrs: html`type="email" autocomplete="username" required maxlength="254"` })}
+${inputField({ id: 'password', label: '비밀번호', value: '', e, attrs: html`type="password" autocomplete="current-password" required maxlength="200"` })}
 <button class="btn" type="submit">로그인</button>
 </form>
 </section>
 <p class="notice"><a href="/console/forgot">비밀번호를 잊었나요?</a> 계정이 없다면 상점 소유자에게 초대를 부탁해 주세요.</p>`);
 }
 
-export function invitePage(v: { csrf: string; token: string; email: string; role: AccountRole; storeName: string; error?: string }): string {
+export function invitePage(v: { csrf: string; token: string; email: string; role: AccountRole; storeName: string; errors?: FieldErrors }): string {
+  const e = v.errors ?? {};
   return publicPage('초대 수락', html`<h1>${v.storeName} 팀에 참여하기</h1>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${summary(e)}
 <section class="card">
 <dl class="facts"><dt>이메일</dt><dd>${v.email}</dd><dt>역할</dt><dd>${ROLE_LABEL[v.role]}</dd></dl>
 </section>
 <section class="card">
-<form method="post" action="/console/invite/${v.token}">
+<form method="post" action="/console/invite/${v.token}" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="password">사용할 비밀번호</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="200" aria-describedby="password-hint"><span class="hint" id="password-hint">8자 이상</span></div>
+${inputField({ id: 'password', label: '사용할 비밀번호', value: '', e, attrs: html`type="password" autocomplete="new-password" required minlength="8" maxlength="200"`, hint: '8자 이상 200자까지' })}
 <button class="btn" type="submit">참여하고 로그인</button>
 </form>
 </section>`);
@@ -46,16 +49,14 @@ export function forgotPage(): string {
 
 export function resetPage(v: { csrf: string; token: string; email: string; storeName: string; errors?: FieldErrors }): string {
   const e = v.errors ?? {};
-  const err = (id: string): SafeHtml | '' => (e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : '');
-  const aria = (id: string, hint?: string): SafeHtml | '' => (e[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : hint ? html` aria-describedby="${hint}"` : '');
   return publicPage('비밀번호 재설정', html`<h1>새 비밀번호 정하기</h1>
-${Object.keys(e).length ? html`<div class="alert" role="alert"><ul>${Object.values(e).map((m) => html`<li>${m}</li>`)}</ul></div>` : ''}
+${summary(e)}
 <section class="card"><dl class="facts"><dt>상점</dt><dd>${v.storeName}</dd><dt>이메일</dt><dd>${v.email}</dd></dl></section>
 <section class="card">
 <form method="post" action="/console/reset/${v.token}" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="password">새 비밀번호</label><input id="password" name="password" type="password" autocomplete="new-password" required minlength="8" maxlength="200"${aria('password', 'password-hint')}>${err('password')}<span class="hint" id="password-hint">8자 이상. 바꾸면 모든 기기에서 로그아웃됩니다</span></div>
-<div class="field"><label for="confirm">새 비밀번호 확인</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required maxlength="200"${aria('confirm')}>${err('confirm')}</div>
+${inputField({ id: 'password', label: '새 비밀번호', value: '', e, attrs: html`type="password" autocomplete="new-password" required minlength="8" maxlength="200"`, hint: '8자 이상 200자까지. 바꾸면 모든 기기에서 로그아웃됩니다' })}
+${inputField({ id: 'confirm', label: '새 비밀번호 확인', value: '', e, attrs: html`type="password" autocomplete="new-password" required maxlength="200"` })}
 <button class="btn" type="submit">비밀번호 바꾸기</button>
 </form>
 </section>`);

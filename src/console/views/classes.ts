@@ -3,6 +3,8 @@ import { html, type SafeHtml } from '../../pages/html.js';
 import { won } from '../../platform/format.js';
 import type { RecipientRow } from '../recipients.js';
 import { num, phone, when } from './format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { describedBy, inputField, problem, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 
 /** Classes (docs/console.md, "Classes"): the list, a new class from a CSV, one class and its members. */
@@ -32,22 +34,39 @@ function rowProblems(rows: RecipientRow[]): SafeHtml | '' {
 <ul>${bad.slice(0, 50).map((r) => html`<li>${r.line}번째 줄 (${r.name || '이름 없음'}): ${r.errors.join(', ')}</li>`)}</ul>${bad.length > 50 ? html`<p>외 ${num(bad.length - 50)}줄</p>` : ''}</div>`;
 }
 
-export function classNewForm(v: { csrf: string; values: ClassFormValues; error?: string; rows?: RecipientRow[] }): SafeHtml {
+/** The CSV fields (a file or pasted text) with the CSV's problem beside them. */
+function csvFields(csv: string | undefined, e: FieldErrors, optional: boolean, rows: number): SafeHtml {
+  return html`<div class="field"><label for="file">CSV 파일${optional ? ' (선택)' : ''}</label><input id="file" name="file" type="file" accept=".csv,text/csv" aria-describedby="csv-hint"></div>
+<div class="field"><label for="csv">또는 붙여넣기${optional ? ' (선택)' : ''}</label><textarea id="csv" name="csv" rows="${rows}"${describedBy('csv', e, 'csv-hint')}>${csv ?? ''}</textarea>${problem('csv', e)}${csvHint}</div>`;
+}
+
+export function classNewForm(v: { csrf: string; values: ClassFormValues; errors?: FieldErrors; rows?: RecipientRow[] }): SafeHtml {
   const x = v.values;
+  const e = v.errors ?? {};
   return html`<p><a href="/console/classes">← 반 목록</a></p>
 <h1>새 반</h1>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}${v.rows ? rowProblems(v.rows) : ''}
-<form method="post" action="/console/classes" enctype="multipart/form-data" class="card">
+${summary(e)}${v.rows ? rowProblems(v.rows) : ''}
+<form method="post" action="/console/classes" enctype="multipart/form-data" class="card" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="name">반 이름</label><input id="name" name="name" required maxlength="40" value="${x.name ?? ''}"></div>
-<div class="field"><label for="memo">메모 (선택)</label><input id="memo" name="memo" maxlength="200" value="${x.memo ?? ''}"></div>
-<div class="field"><label for="file">CSV 파일 (선택)</label><input id="file" name="file" type="file" accept=".csv,text/csv" aria-describedby="csv-hint"></div>
-<div class="field"><label for="csv">또는 붙여넣기 (선택)</label><textarea id="csv" name="csv" rows="6" aria-describedby="csv-hint">${x.csv ?? ''}</textarea>${csvHint}</div>
+${inputField({ id: 'name', label: '반 이름', value: x.name, e, attrs: html`required maxlength="40"`, hint: '40자까지' })}
+${inputField({ id: 'memo', label: '메모 (선택)', value: x.memo, e, attrs: html`maxlength="200"` })}
+${csvFields(x.csv, e, true, 6)}
 <button class="btn" type="submit">반 만들기</button>
 </form>`;
 }
 
-export function classDetail(v: { c: ClassView; members: ClassMemberView[]; csrf: string; canEdit: boolean; error?: string; rows?: RecipientRow[]; monthHref: string | null }): SafeHtml {
+/** What the class page's forms hold after a refusal: the class's name and memo, the member being added, the pasted CSV. */
+export interface ClassDetailValues {
+  name?: string;
+  memo?: string;
+  member?: { name?: string; phone?: string; guardianPhone?: string; amount?: string };
+  csv?: string;
+}
+
+export function classDetail(v: { c: ClassView; members: ClassMemberView[]; csrf: string; canEdit: boolean; errors?: FieldErrors; values?: ClassDetailValues; rows?: RecipientRow[]; monthHref: string | null }): SafeHtml {
+  const e = v.errors ?? {};
+  const x = v.values ?? {};
+  const mem = x.member ?? {};
   const c = v.c;
   const id = c.id;
   const members = v.members.map((m) => html`<tr><td class="start"><strong>${m.name}</strong></td><td class="end sub">${phone(m.phone)}</td><td class="start sub" data-label="보호자">${m.guardianPhone ? phone(m.guardianPhone) : '-'}</td>
@@ -58,31 +77,30 @@ ${v.canEdit ? html`<td class="full"><form method="post" action="/console/classes
 ${c.memo ? html`<p class="muted">${c.memo}</p>` : ''}
 <div class="actions">${v.monthHref ? html`<a class="btn inline secondary" href="${v.monthHref}">이번 달 한눈에</a>` : ''}
 ${v.canEdit ? html`<form method="post" action="/console/classes/${id}/${c.archived ? 'unarchive' : 'archive'}">${csrfField(v.csrf)}<button class="btn inline secondary" type="submit">${c.archived ? '보관 해제' : '보관하기'}</button></form>` : ''}</div>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}${v.rows ? rowProblems(v.rows) : ''}
+${summary(e)}${v.rows ? rowProblems(v.rows) : ''}
 <section class="card" aria-labelledby="members-title"><h2 id="members-title">받는 분 ${num(v.members.length)}명</h2>
 ${v.members.length === 0 ? html`<p class="muted">아직 없습니다. 아래에서 추가하거나 CSV로 올려 주세요.</p>` : tableRegion('받는 분', html`<table class="list cards"><thead><tr><th scope="col">이름</th><th scope="col">전화번호</th><th scope="col">보호자</th><th scope="col" class="num">금액</th><th scope="col">항목</th>${v.canEdit ? html`<th scope="col">관리</th>` : ''}</tr></thead>
 <tbody>${members}</tbody></table>`)}
 </section>
 ${v.canEdit ? html`<div class="grid2">
 <section class="card" aria-labelledby="add-title"><h2 id="add-title">한 명 추가</h2>
-<form method="post" action="/console/classes/${id}/members">${csrfField(v.csrf)}
-<div class="field"><label for="m-name">이름</label><input id="m-name" name="name" required maxlength="30"></div>
-<div class="field"><label for="m-phone">전화번호</label><input id="m-phone" name="phone" required inputmode="tel" maxlength="20"></div>
-<div class="field"><label for="m-guardian">보호자 전화번호 (선택)</label><input id="m-guardian" name="guardianPhone" inputmode="tel" maxlength="20"></div>
-<div class="field"><label for="m-amount">금액 (선택, 비우면 템플릿 금액)</label><input id="m-amount" name="amount" inputmode="numeric" maxlength="15"></div>
+<form method="post" action="/console/classes/${id}/members" novalidate>${csrfField(v.csrf)}
+${inputField({ id: 'm-name', name: 'name', label: '이름', value: mem.name, e, attrs: html`required maxlength="30"` })}
+${inputField({ id: 'm-phone', name: 'phone', label: '전화번호', value: mem.phone, e, attrs: html`required inputmode="tel" maxlength="20"` })}
+${inputField({ id: 'm-guardian', name: 'guardianPhone', label: '보호자 전화번호 (선택)', value: mem.guardianPhone, e, attrs: html`inputmode="tel" maxlength="20"` })}
+${inputField({ id: 'm-amount', name: 'amount', label: '금액 (선택, 비우면 템플릿 금액)', value: mem.amount, e, attrs: html`inputmode="numeric" maxlength="15"` })}
 <button class="btn inline" type="submit">추가</button></form></section>
 <section class="card" aria-labelledby="import-title"><h2 id="import-title">CSV로 올리기</h2>
-<form method="post" action="/console/classes/${id}/import" enctype="multipart/form-data">${csrfField(v.csrf)}
-<div class="field"><label for="file">CSV 파일</label><input id="file" name="file" type="file" accept=".csv,text/csv" aria-describedby="csv-hint"></div>
-<div class="field"><label for="csv">또는 붙여넣기</label><textarea id="csv" name="csv" rows="4" aria-describedby="csv-hint"></textarea>${csvHint}</div>
+<form method="post" action="/console/classes/${id}/import" enctype="multipart/form-data" novalidate>${csrfField(v.csrf)}
+${csvFields(x.csv, e, false, 4)}
 <fieldset class="field"><legend>방법</legend>
 <label><input type="radio" name="mode" value="append" checked> 뒤에 추가</label>
 <label><input type="radio" name="mode" value="replace"> 모두 바꾸기</label></fieldset>
 <button class="btn inline" type="submit">올리기</button></form></section>
 </div>
 <section class="card" aria-labelledby="rename-title"><h2 id="rename-title">이름과 메모</h2>
-<form method="post" action="/console/classes/${id}">${csrfField(v.csrf)}
-<div class="field"><label for="name">반 이름</label><input id="name" name="name" required maxlength="40" value="${c.name}"></div>
-<div class="field"><label for="memo">메모</label><input id="memo" name="memo" maxlength="200" value="${c.memo ?? ''}"></div>
+<form method="post" action="/console/classes/${id}" novalidate>${csrfField(v.csrf)}
+${inputField({ id: 'name', label: '반 이름', value: x.name ?? c.name, e, attrs: html`required maxlength="40"` })}
+${inputField({ id: 'memo', label: '메모', value: x.memo ?? c.memo ?? '', e, attrs: html`maxlength="200"` })}
 <button class="btn inline secondary" type="submit">저장</button></form></section>` : ''}`;
 }

@@ -2,6 +2,8 @@ import type { EndpointView } from '../../gateway/index.js';
 import { isFailing, type DeliveryDetail, type DeliveryView, type RecoverResult, type SkipReason } from '../../invoicing/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { problemWords } from './format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { inputField, problem as fieldProblem, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 
 const STATUS_LABEL: Record<DeliveryView['status'], string> = { pending: '전송 중', delivered: '전달됨', failed: '실패' };
@@ -96,20 +98,28 @@ function pretty(body: string): string {
 }
 
 /** The store's webhook endpoints; a new or rotated secret is shown on this answer only. */
-export function endpointsBody(v: { endpoints: EndpointView[]; canWrite: boolean; csrf: string; secret?: { id: string; value: string }; error?: string; events: readonly string[] }): SafeHtml {
+/** The endpoint form as typed (kept after a refusal). */
+export interface EndpointValues {
+  url?: string;
+  events?: string[];
+}
+
+export function endpointsBody(v: { endpoints: EndpointView[]; canWrite: boolean; csrf: string; secret?: { id: string; value: string }; values?: EndpointValues; errors?: FieldErrors; events: readonly string[] }): SafeHtml {
+  const fe = v.errors ?? {};
+  const chosen = v.values?.events;
   const post = (id: string, action: string, label: string) => html`<form method="post" action="/console/deliveries/endpoints/${id}/${action}">${csrfField(v.csrf)}<button class="link-btn" type="submit">${label}</button></form>`;
   return html`<p><a href="/console/deliveries">← 콜백·웹훅</a></p>
 <h1>웹훅 엔드포인트</h1>
 <p class="muted">청구서마다 주는 webhookUrl과 별도로, 상점의 이벤트를 받을 주소입니다. Standard Webhooks 방식(webhook-id, webhook-timestamp, webhook-signature)으로 서명합니다.</p>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${summary(fe)}
 ${v.secret ? html`<section class="card" aria-labelledby="secret-title"><h2 id="secret-title">서명 시크릿</h2><p>이 시크릿은 지금 한 번만 보입니다. 받는 서버에 저장해 주세요. 교체한 경우 24시간 동안 이전 시크릿의 서명도 함께 붙습니다.</p><code class="secret">${v.secret.value}</code></section>` : ''}
 ${v.endpoints.length === 0 ? html`<p class="card">등록한 엔드포인트가 없습니다.</p>` : tableRegion('웹훅 엔드포인트', html`<table class="list cards"><thead><tr><th scope="col">주소</th><th scope="col">이벤트</th><th scope="col">상태</th>${v.canWrite ? html`<th scope="col">관리</th>` : ''}</tr></thead>
 <tbody>${v.endpoints.map((e) => html`<tr><td class="wrap full">${e.url}</td><td class="start sub">${e.events.map((x) => EVENT_LABEL[x] ?? x).join(', ')}</td>
 <td class="end">${e.enabled ? html`<span class="badge ok">켜짐</span>` : html`<span class="badge bad">꺼짐</span> <span class="muted">${e.disabledReason ? html`${DISABLED_LABEL[e.disabledReason] ?? '꺼졌습니다'} <details><summary>자세히</summary><code>${e.disabledReason}</code></details>` : ''}</span>`}${e.rotating ? html` <span class="muted">(시크릿 교체 중)</span>` : ''}${e.failingSince ? html` <span class="muted">${at(e.failingSince)}부터 실패</span>` : ''}</td>
 ${v.canWrite ? html`<td class="actions full">${e.enabled ? html`${post(e.id, 'test', '테스트 이벤트')}${post(e.id, 'disable', '끄기')}` : post(e.id, 'enable', '켜기')}${post(e.id, 'rotate', '시크릿 교체')}</td>` : ''}</tr>`)}</tbody></table>`)}
-${v.canWrite ? html`<form method="post" action="/console/deliveries/endpoints" class="card">${csrfField(v.csrf)}
+${v.canWrite ? html`<form method="post" action="/console/deliveries/endpoints" class="card" novalidate>${csrfField(v.csrf)}
 <h2>엔드포인트 등록</h2>
-<div class="field"><label for="url">주소 (https)</label><input id="url" name="url" type="url" required maxlength="500" placeholder="https://academy.example.com/hooks/sunap"></div>
-<fieldset><legend>받을 이벤트</legend>${v.events.map((x) => html`<label><input type="checkbox" name="events" value="${x}" checked> ${EVENT_LABEL[x] ?? x} <code>${x}</code></label>`)}</fieldset>
+${inputField({ id: 'url', label: '주소 (https)', value: v.values?.url, e: fe, attrs: html`type="url" required maxlength="500" placeholder="https://academy.example.com/hooks/sunap"` })}
+<fieldset id="events"${fe.events ? html` aria-describedby="events-error"` : ''}><legend>받을 이벤트</legend>${v.events.map((x) => html`<label><input type="checkbox" name="events" value="${x}"${!chosen || chosen.includes(x) ? html` checked` : ''}> ${EVENT_LABEL[x] ?? x} <code>${x}</code></label>`)}${fieldProblem('events', fe)}</fieldset>
 <button class="btn" type="submit">등록</button></form>` : ''}`;
 }

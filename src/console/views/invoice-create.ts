@@ -6,6 +6,7 @@ import { CSV_LIMITS, ENCODING_LABEL, type CsvEncoding } from '../csv-upload.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { RecipientRow } from '../recipients.js';
 import { num, phone } from './format.js';
+import { describedBy, problem, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 
 /** What the shared part of both forms holds (as typed, so a form comes back filled after an error). */
@@ -20,23 +21,6 @@ export interface CommonValues {
 }
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
-
-/** A field's problem beside it, and the attributes that tie the input to it (or to its hint). */
-function problem(id: string, e: FieldErrors): SafeHtml | '' {
-  return e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : '';
-}
-function describedBy(id: string, e: FieldErrors, hint?: string): SafeHtml | '' {
-  if (e[id]) return html` aria-invalid="true" aria-describedby="${hint ? `${id}-error ${hint}` : `${id}-error`}"`;
-  return hint ? html` aria-describedby="${hint}"` : '';
-}
-
-/** Every problem of the form at once, at its top (each is also beside its field). */
-function summary(e: FieldErrors): SafeHtml | '' {
-  const list = Object.entries(e);
-  if (list.length === 0) return '';
-  return html`<div class="alert" role="alert"><p><strong>고칠 곳이 ${num(list.length)}군데 있습니다.</strong> 적은 내용은 그대로 있습니다.</p>
-<ul>${list.map(([id, m]) => html`<li>${id === 'form' ? m : html`<a href="#${id}">${m}</a>`}</li>`)}</ul></div>`;
-}
 
 function common(v: CommonValues, templates: TemplateView[], e: FieldErrors): SafeHtml {
   return html`<div class="field"><label for="template">템플릿</label><select id="template" name="template"${describedBy('template', e, 'template-hint')}>${option('', '사용 안 함', v.template)}${templates.map((t) => option(t.id, `${t.name} (${t.reason}${t.amount ? `, ${won(t.amount)}` : ''})`, v.template))}</select>

@@ -3,6 +3,8 @@ import { PARTIAL_WINDOW } from '../../db/search.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { PAYMENT_STATE_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { describedBy, inputField, problem, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 import { num, phone, problemWords, when, whenSeconds } from './format.js';
 
@@ -161,31 +163,36 @@ ${cb ? html`<p class="muted">결과 알림: ${cb.status === 'DONE' ? '전달 완
 }
 
 /** The refund account a cancel form sends back after an error (never the account number: it is typed again). */
-export interface RefundValues {
-  bankCode?: string;
-  holderName?: string;
+/** The cancel form as typed (kept after a refusal). */
+export interface CancelValues {
+  reason?: string;
+  confirm?: string;
+  refundBank?: string;
+  refundAccount?: string;
+  refundHolder?: string;
 }
 
-export function cancelConfirm(v: { payment: Payment; csrf: string; error?: string; banks: { code: string; name: string }[]; refund?: RefundValues }): SafeHtml {
+export function cancelConfirm(v: { payment: Payment; csrf: string; errors?: FieldErrors; banks: { code: string; name: string }[]; values?: CancelValues }): SafeHtml {
   const p = v.payment;
   const va = p.method === 'VIRTUAL_ACCOUNT';
-  const r = v.refund ?? {};
+  const r = v.values ?? {};
+  const e = v.errors ?? {};
   return html`<p><a href="/console/payments/${encodeURIComponent(p.trans_seqno)}">← 결제로 돌아가기</a></p>
 <h1>결제 취소</h1>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
+${summary(e)}
 <section class="card"><dl class="facts"><dt>거래번호</dt><dd>${p.trans_seqno}</dd><dt>결제자</dt><dd>${p.pay_user_name}</dd><dt>결제수단</dt><dd>${p.method_name ?? '신용카드'}</dd><dt>취소 금액</dt><dd>${won(Number(p.amount))}</dd></dl>
 <p class="notice">${va ? '전액 취소되며 되돌릴 수 없습니다. 가상계좌로 입금된 금액은 아래 환불 계좌로 돌려드립니다.' : '전액 취소되며 되돌릴 수 없습니다. 결제한 수단(카드사 등)을 통해 환불됩니다.'} 청구서 결제라면 청구서도 취소됩니다.</p></section>
-<form method="post" action="/console/payments/${encodeURIComponent(p.trans_seqno)}/cancel" class="card">
+<form method="post" action="/console/payments/${encodeURIComponent(p.trans_seqno)}/cancel" class="card" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="reason">취소 사유</label><input id="reason" name="reason" required maxlength="100"></div>
+${inputField({ id: 'reason', label: '취소 사유', value: r.reason, e, attrs: html`required maxlength="100"`, hint: '100자까지. 결제 기록과 활동 기록에 남습니다' })}
 ${va ? html`<fieldset><legend>환불 받을 계좌</legend>
 <p class="muted">가상계좌 입금은 카드처럼 되돌릴 수 없어 고객의 계좌로 환불합니다. 계좌 정보는 환불 요청에만 쓰고 저장하지 않습니다.</p>
-<div class="field"><label for="refundBank">은행</label><select id="refundBank" name="refundBank" required><option value="">은행 선택</option>
-${v.banks.map((b) => html`<option value="${b.code}"${r.bankCode === b.code ? html` selected` : ''}>${b.name}</option>`)}</select></div>
-<div class="field"><label for="refundAccount">계좌번호</label><input id="refundAccount" name="refundAccount" required inputmode="numeric" autocomplete="off" maxlength="30" aria-describedby="refundAccount-hint"><span class="hint" id="refundAccount-hint">숫자만, 또는 - 포함 (6~20자리)</span></div>
-<div class="field"><label for="refundHolder">예금주</label><input id="refundHolder" name="refundHolder" required maxlength="30" autocomplete="off" value="${r.holderName ?? ''}"></div>
+<div class="field"><label for="refundBank">은행</label><select id="refundBank" name="refundBank" required${describedBy('refundBank', e)}><option value="">은행 선택</option>
+${v.banks.map((b) => html`<option value="${b.code}"${r.refundBank === b.code ? html` selected` : ''}>${b.name}</option>`)}</select>${problem('refundBank', e)}</div>
+${inputField({ id: 'refundAccount', label: '계좌번호', value: r.refundAccount, e, attrs: html`required inputmode="numeric" autocomplete="off" maxlength="30"`, hint: '숫자만, 또는 - 포함 (6~20자리)' })}
+${inputField({ id: 'refundHolder', label: '예금주', value: r.refundHolder, e, attrs: html`required maxlength="30" autocomplete="off"` })}
 </fieldset>` : ''}
-<div class="field"><label><input type="checkbox" name="confirm" value="yes" required> ${won(Number(p.amount))} 전액 취소를 확인합니다</label></div>
+<div class="field"><label><input type="checkbox" id="confirm" name="confirm" value="yes" required${r.confirm === 'yes' ? html` checked` : ''}${describedBy('confirm', e)}> ${won(Number(p.amount))} 전액 취소를 확인합니다</label>${problem('confirm', e)}</div>
 <button class="btn danger" type="submit">결제 취소하기</button>
 </form>`;
 }

@@ -3,6 +3,8 @@ import { html, type SafeHtml } from '../../pages/html.js';
 import { LEDGER_KIND_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
 import { note, num, when } from './format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { inputField, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 
 const signed = (n: number) => `${n > 0 ? '+' : ''}${num(n)}P`;
@@ -23,14 +25,15 @@ function ledgerLine(l: LedgerLine): SafeHtml {
 
 export function pointsBody(v: {
   balance: number; costs: { ALIMTALK: number; SMS: number }; lines: LedgerLine[]; nextHref: string | null; firstHref: string | null;
-  recharges: Recharge[]; mode: 'card' | 'instant' | 'unavailable'; canRecharge: boolean; csrf: string; limits: { min: number; max: number }; error?: string;
+  recharges: Recharge[]; mode: 'card' | 'instant' | 'unavailable'; canRecharge: boolean; csrf: string; limits: { min: number; max: number };
+  /** The recharge form as typed, and its problems (kept after a refusal). */ points?: string; errors?: FieldErrors;
 }): SafeHtml {
-  const form = v.canRecharge && v.mode !== 'unavailable' ? html`<form method="post" action="/console/points/recharge" class="card">
+  const e = v.errors ?? {};
+  const form = v.canRecharge && v.mode !== 'unavailable' ? html`<form method="post" action="/console/points/recharge" class="card" novalidate>
 ${csrfField(v.csrf)}
 <h2>충전</h2>
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<div class="field"><label for="points">충전할 포인트</label><input id="points" name="points" inputmode="numeric" required value="10000" aria-describedby="points-hint">
-<span class="hint" id="points-hint">${num(v.limits.min)}P ~ ${num(v.limits.max)}P, 1P = 1원. ${v.mode === 'card' ? 'Sunap 결제 페이지에서 카드로 결제하면 승인되는 즉시 충전됩니다.' : '샌드박스: 결제 없이 바로 충전됩니다.'}</span></div>
+${summary(e)}
+${inputField({ id: 'points', label: '충전할 포인트', value: v.points ?? '10000', e, attrs: html`inputmode="numeric" required maxlength="15"`, hint: `${num(v.limits.min)}P ~ ${num(v.limits.max)}P, 1P = 1원. ${v.mode === 'card' ? 'Sunap 결제 페이지에서 카드로 결제하면 승인되는 즉시 충전됩니다.' : '샌드박스: 결제 없이 바로 충전됩니다.'}` })}
 <button class="btn" type="submit">${v.mode === 'card' ? '카드로 결제하고 충전' : '바로 충전 (샌드박스)'}</button>
 </form>` : v.mode === 'unavailable' ? html`<p class="card muted">포인트 충전이 설정되지 않았습니다. 운영자에게 문의해 주세요.</p>` : '';
   return html`<h1>발송 포인트</h1>

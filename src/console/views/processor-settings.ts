@@ -1,6 +1,8 @@
 import type { SettingsView } from '../../gateway/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { PAY_METHODS, type CheckoutProcessorId, type PayMethod } from '../../ports/checkout.js';
+import type { FieldErrors } from '../field-errors.js';
+import { describedBy, problem, summary } from './form-fields.js';
 import { csrfField } from './shell.js';
 
 /** The processor settings' words (docs/console.md, "Settings"). */
@@ -17,7 +19,7 @@ export interface ProcessorValues {
   channelKey?: string;
 }
 
-export function processorSection(v: { view: SettingsView; processors: CheckoutProcessorId[]; csrf: string; values?: ProcessorValues; errors?: Record<string, string> }): SafeHtml {
+export function processorSection(v: { view: SettingsView; processors: CheckoutProcessorId[]; csrf: string; values?: ProcessorValues; errors?: FieldErrors }): SafeHtml {
   const cur = v.view;
   const x: ProcessorValues = v.values ?? {
     processor: cur.processor, way: cur.way, methods: cur.methods,
@@ -26,26 +28,26 @@ export function processorSection(v: { view: SettingsView; processors: CheckoutPr
   };
   const e = v.errors ?? {};
   const secretSet = (p: CheckoutProcessorId, f: string) => !!cur.keys.find((k) => k.processor === p)?.secretsSet.includes(f);
-  const err = (id: string) => (e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : '');
-  const aria = (id: string, hint: boolean) => (e[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : hint ? html` aria-describedby="${id}-hint"` : '');
+  const err = (id: string) => problem(id, e);
+  const aria = (id: string, hint: boolean) => describedBy(id, e, hint ? `${id}-hint` : undefined);
   const text = (id: keyof ProcessorValues, label: string, hint: string) => html`<div class="field"><label for="${id}">${label}</label>
 <input id="${id}" name="${id}" value="${(x[id] as string | undefined) ?? ''}" autocomplete="off" spellcheck="false" maxlength="300"${aria(id, true)}>
 ${err(id)}<span class="hint" id="${id}-hint">${hint}</span></div>`;
   const secret = (id: string, label: string, p: CheckoutProcessorId) => html`<div class="field"><label for="${id}">${label}</label>
 <input id="${id}" name="${id}" type="password" value="" autocomplete="new-password" spellcheck="false" maxlength="500"${aria(id, true)}>
 ${err(id)}<span class="hint" id="${id}-hint">${secretSet(p, id) ? '저장되어 있습니다. 바꿀 때만 입력하세요. 저장된 값은 다시 보여 주지 않습니다.' : '아직 없습니다. 입력하면 암호화해 저장하고 다시 보여 주지 않습니다.'}</span></div>`;
-  return html`<form method="post" action="/console/settings/processor" class="card" aria-labelledby="processor-title">
+  return html`<form method="post" action="/console/settings/processor" class="card" aria-labelledby="processor-title" novalidate>
 ${csrfField(v.csrf)}
 <h2 id="processor-title">결제 설정</h2>
 <p class="muted">${cur.source === 'store' ? '이 상점의 결제사 설정입니다.' : '아직 이 상점만의 설정이 없어 운영자의 결제사 설정으로 결제를 받습니다.'} 지금: ${PROCESSOR_LABEL[cur.processor]} · ${cur.way === 'key-in' ? '카드번호 입력 (키인)' : '결제사 결제창'} · ${cur.methods.map((m) => METHOD_WORDS[m]).join(', ')}</p>
-${Object.keys(e).length ? html`<div class="alert" role="alert"><p>입력을 확인해 주세요.</p></div>` : ''}
+${summary(e)}
 <div class="field"><label for="processor">결제사</label><select id="processor" name="processor"${aria('processor', false)}>
 ${v.processors.map((p) => html`<option value="${p}"${x.processor === p ? html` selected` : ''}>${PROCESSOR_LABEL[p]}</option>`)}</select>${err('processor')}</div>
-<fieldset${e.way ? html` aria-describedby="way-error"` : ''}><legend>카드 받는 방법</legend>
+<fieldset id="way"${e.way ? html` aria-describedby="way-error"` : ''}><legend>카드 받는 방법</legend>
 <label><input type="radio" name="way" value="checkout"${x.way !== 'key-in' ? html` checked` : ''}> 결제사 결제창 (일반 계약, 카드 정보가 상점과 Sunap을 거치지 않습니다)</label>
 <label><input type="radio" name="way" value="key-in"${x.way === 'key-in' ? html` checked` : ''}> 카드번호 입력 (키인, 결제사의 별도 심사·계약이 필요합니다)</label>${err('way')}
 </fieldset>
-<fieldset${e.methods ? html` aria-describedby="methods-error"` : ''}><legend>결제 페이지에 보일 결제수단</legend>
+<fieldset id="methods"${e.methods ? html` aria-describedby="methods-error"` : ''}><legend>결제 페이지에 보일 결제수단</legend>
 ${PAY_METHODS.map((m) => html`<label><input type="checkbox" name="methods" value="${m}"${x.methods?.includes(m) ? html` checked` : ''}> ${METHOD_WORDS[m]}</label>`)}${err('methods')}
 </fieldset>
 <h3>토스페이먼츠 키</h3>

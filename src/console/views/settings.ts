@@ -1,6 +1,8 @@
 import type { Store } from '../../gateway/index.js';
 import { html, type SafeHtml } from '../../pages/html.js';
 import { AUDIT_ACTIONS, type AuditAction } from '../audit.js';
+import type { FieldErrors } from '../field-errors.js';
+import { inputField, summary } from './form-fields.js';
 import type { AuditRow } from '../repository.js';
 import { whenSeconds } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
@@ -12,19 +14,17 @@ export interface StoreValues {
   tel?: string;
 }
 
-export function settingsBody(v: { store: Store; values?: StoreValues; errors?: Record<string, string>; csrf: string; audit: AuditRow[]; nextHref: string | null; firstHref: string | null; processor: SafeHtml }): SafeHtml {
+export function settingsBody(v: { store: Store; values?: StoreValues; errors?: FieldErrors; csrf: string; audit: AuditRow[]; nextHref: string | null; firstHref: string | null; processor: SafeHtml }): SafeHtml {
   const x = v.values ?? { name: v.store.name, ceoName: v.store.ceo_name, bizRegNum: v.store.biz_reg_num, tel: v.store.tel };
   const e = v.errors ?? {};
-  const input = (id: keyof StoreValues, label: string, attrs: SafeHtml, hint?: string) => html`<div class="field"><label for="${id}">${label}</label>
-<input id="${id}" name="${id}" value="${x[id] ?? ''}" ${attrs}${e[id] ? html` aria-invalid="true" aria-describedby="${id}-error"` : hint ? html` aria-describedby="${id}-hint"` : ''}>
-${e[id] ? html`<span class="field-error" id="${id}-error">${e[id]}</span>` : hint ? html`<span class="hint" id="${id}-hint">${hint}</span>` : ''}</div>`;
+  const input = (id: keyof StoreValues, label: string, attrs: SafeHtml, hint?: string) => inputField({ id, label, value: x[id], e, attrs, hint });
   const label = (a: string) => (a in AUDIT_ACTIONS ? AUDIT_ACTIONS[a as AuditAction] : a);
   return html`<h1>설정</h1>
-<form method="post" action="/console/settings/store" class="card">
+<form method="post" action="/console/settings/store" class="card" novalidate>
 ${csrfField(v.csrf)}
 <h2>상점 정보</h2>
 <p class="muted">상점 코드 <code>${v.store.code}</code> · 고객의 결제 화면과 알림에 보입니다.</p>
-${Object.keys(e).length ? html`<div class="alert" role="alert"><p>입력을 확인해 주세요.</p></div>` : ''}
+${summary(e)}
 <div class="grid2">
 ${input('name', '상점 이름', html`required maxlength="60"`)}
 ${input('ceoName', '대표자', html`maxlength="30"`)}

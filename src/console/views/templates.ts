@@ -2,6 +2,8 @@ import { MAX_DUE_DAYS, SEND_CHANNELS, type TemplateView } from '../../invoicing/
 import { html, type SafeHtml } from '../../pages/html.js';
 import { SEND_CHANNEL_LABEL } from '../../pages/labels.js';
 import { won } from '../../platform/format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { describedBy, inputField, problem, summary } from './form-fields.js';
 import { when } from './format.js';
 import { csrfField, tableRegion } from './shell.js';
 
@@ -31,22 +33,24 @@ ${v.templates.length === 0 ? html`<p class="card">아직 템플릿이 없습니�
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-export function templateForm(v: { csrf: string; id?: string; values: TemplateValues; error?: string }): SafeHtml {
+export function templateForm(v: { csrf: string; id?: string; values: TemplateValues; errors?: FieldErrors }): SafeHtml {
   const x = v.values;
+  const e = v.errors ?? {};
   const action = v.id ? `/console/templates/${v.id}` : '/console/templates';
   return html`<p><a href="/console/templates">← 템플릿 목록</a></p>
 <h1>${v.id ? '템플릿 수정' : '새 템플릿'}</h1>
 ${v.id ? html`<p class="muted">billTemplateId: <code>${v.id}</code></p>` : ''}
-${v.error ? html`<div class="alert" role="alert"><p>${v.error}</p></div>` : ''}
-<form method="post" action="${action}" class="card">
+${summary(e)}
+<form method="post" action="${action}" class="card" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="name">템플릿 이름</label><input id="name" name="name" required maxlength="40" value="${x.name ?? ''}"></div>
-<div class="field"><label for="reason">청구 사유</label><input id="reason" name="reason" required maxlength="60" value="${x.reason ?? ''}"></div>
-<div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200">${x.description ?? ''}</textarea></div>
-<div class="field"><label for="amount">금액 (선택, 원)</label><input id="amount" name="amount" inputmode="numeric" maxlength="15" value="${x.amount ?? ''}"></div>
-<div class="field"><label for="items">청구 항목 (선택)</label><input id="items" name="items" maxlength="2000" value="${x.items ?? ''}" aria-describedby="items-hint"><span class="hint" id="items-hint">이름:가격[:수량]을 ;로 구분. 합계가 금액과 같아야 합니다</span></div>
-<div class="field"><label for="sendChannel">발송 방법 (선택)</label><select id="sendChannel" name="sendChannel">${option('', '정하지 않음 (알림톡)', x.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], x.sendChannel))}</select></div>
-<div class="field"><label for="dueDays">납부 기한: 발송 후 며칠 (선택)</label><input id="dueDays" name="dueDays" inputmode="numeric" maxlength="3" value="${x.dueDays ?? ''}" aria-describedby="due-days-hint"><span class="hint" id="due-days-hint">0~${MAX_DUE_DAYS}일. 0이면 보내는 날이 기한입니다. 비우면 기한 없음</span></div>
+${inputField({ id: 'name', label: '템플릿 이름', value: x.name, e, attrs: html`required maxlength="40"`, hint: '40자까지' })}
+${inputField({ id: 'reason', label: '청구 사유', value: x.reason, e, attrs: html`required maxlength="60"`, hint: '알림에 보입니다 (60자까지)' })}
+<div class="field"><label for="description">안내 문구 (선택)</label><textarea id="description" name="description" maxlength="200"${describedBy('description', e)}>${x.description ?? ''}</textarea>${problem('description', e)}</div>
+${inputField({ id: 'amount', label: '금액 (선택, 원)', value: x.amount, e, attrs: html`inputmode="numeric" maxlength="15"` })}
+${inputField({ id: 'items', label: '청구 항목 (선택)', value: x.items, e, attrs: html`maxlength="2000"`, hint: '이름:가격[:수량]을 ;로 구분. 합계가 금액과 같아야 합니다' })}
+<div class="field"><label for="sendChannel">발송 방법 (선택)</label><select id="sendChannel" name="sendChannel"${describedBy('sendChannel', e)}>${option('', '정하지 않음 (알림톡)', x.sendChannel)}${SEND_CHANNELS.map((c) => option(c, SEND_CHANNEL_LABEL[c], x.sendChannel))}</select>${problem('sendChannel', e)}</div>
+${inputField({ id: 'dueDays', label: '납부 기한: 발송 후 며칠 (선택)', value: x.dueDays, e, attrs: html`inputmode="numeric" maxlength="3"`, hint: `0~${MAX_DUE_DAYS}일. 0이면 보내는 날이 기한입니다. 비우면 기한 없음` })}
+${e.form ? html`<p class="field-error">${e.form}</p>` : ''}
 <button class="btn" type="submit">저장</button>
 </form>
 ${v.id ? html`<form method="post" action="/console/templates/${v.id}/delete" class="actions">${csrfField(v.csrf)}<button class="btn inline danger" type="submit">이 템플릿 삭제</button></form>` : ''}`;
