@@ -298,4 +298,22 @@ forEachEngine('console forms', (engine) => {
     const cls = await t.app.sunap.invoicing.billing.classes.get(owner.accountId, id);
     assert.equal(cls.class.name, chars(40));
   });
+
+  test('schedules: every problem the form can see at once, beside each (a reminder without its count only together), kept; each limit at its edge', async () => {
+    const { c, owner } = await ownerClient(t);
+    const cls = (await t.app.sunap.invoicing.billing.classes.create(owner.accountId, { name: '피아노 A', members: [] })).class;
+    const tpl = await t.app.sunap.invoicing.templates.create(owner.accountId, { name: '월 수강료', reason: '수강료', amount: 100_000 });
+    const from = '/console/schedules/new';
+    const bad = await c.post('/console/schedules', { classId: cls.id, templateId: '', repeat: 'MONTHLY', dayOfMonth: '32', time: '25:00', at: '', dueDays: '366', beforeDays: '31', afterDays: '', times: '' }, { from });
+    assert.equal(bad.status, 400);
+    problemsAll(bad.text, {
+      templateId: /템플릿을 골라/, dayOfMonth: /1일에서 31일 사이여야/, time: /00:00~23:59/, dueDays: /0일에서 365일 사이여야/, beforeDays: /1일에서 30일 사이여야/, times: /최대 몇 번을 적어/,
+    });
+    assert.equal(valueOf(bad.text, 'dayOfMonth'), '32');
+    assert.equal(valueOf(bad.text, 'beforeDays'), '31');
+    const once = await c.post('/console/schedules', { classId: cls.id, templateId: tpl.id, repeat: 'ONCE', at: '', times: '6' }, { from });
+    problemsAll(once.text, { at: /날짜와 시각을 골라/, times: /1번에서 5번 사이여야/, beforeDays: /하나 이상을 적어/ });
+    const ok = await c.post('/console/schedules', { classId: cls.id, templateId: tpl.id, repeat: 'MONTHLY', dayOfMonth: '31', time: '23:59', at: '', dueDays: '365', beforeDays: '30', afterDays: '30', times: '5' }, { from });
+    assert.equal(ok.status, 303, ok.text.slice(0, 400));
+  });
 });

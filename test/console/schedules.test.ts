@@ -31,10 +31,10 @@ forEachEngine('console: schedules', (engine) => {
     const { owner, c, tpl, cls } = await setUp(1000);
     let r = await c.post('/console/schedules', { classId: cls, templateId: tpl, repeat: 'MONTHLY', dayOfMonth: '32', time: '09:00' }, { from: '/console/schedules/new' });
     assert.equal(r.status, 400);
-    assert.ok(textOf(r.text).includes('매달 며칠은 1~31 사이의 숫자여야 합니다.'), textOf(r.text).slice(0, 600));
+    assert.ok(r.text.includes('<span class="field-error" id="dayOfMonth-error">매달 며칠은 1일에서 31일 사이여야 합니다.</span>'), textOf(r.text).slice(0, 600));
     r = await c.post('/console/schedules', { classId: cls, templateId: tpl, repeat: 'MONTHLY', dayOfMonth: '31', time: '09:00', beforeDays: '3', times: '9' }, { from: '/console/schedules/new' });
     assert.equal(r.status, 400);
-    assert.ok(textOf(r.text).includes('최대 몇 번은 1~5 사이여야 합니다.'));
+    assert.ok(r.text.includes('<span class="field-error" id="times-error">최대 몇 번은 1번에서 5번 사이여야 합니다.</span>'));
     r = await c.post('/console/schedules', { classId: cls, templateId: tpl, repeat: 'MONTHLY', dayOfMonth: '31', time: '09:00', dueDays: '10', beforeDays: '3', afterDays: '2', times: '2' }, { from: '/console/schedules/new' });
     assert.equal(r.status, 303, textOf(r.text).slice(0, 600));
     const id = /sch_[A-Za-z0-9_-]+/.exec(r.location ?? '')![0];

@@ -2,6 +2,8 @@ import type { ClassView, RunView, ScheduleView, TemplateView } from '../../invoi
 import { html, type SafeHtml } from '../../pages/html.js';
 import { won } from '../../platform/format.js';
 import { note, num } from './format.js';
+import type { FieldErrors } from '../field-errors.js';
+import { describedBy, inputField, problem, summary } from './form-fields.js';
 import { csrfField, tableRegion } from './shell.js';
 
 /** Schedules (docs/console.md, "Schedules"): the list, a new schedule, one schedule with its runs, one run. */
@@ -57,29 +59,32 @@ export interface ScheduleFormValues {
 
 const option = (value: string, label: string, current: string | undefined) => html`<option value="${value}"${value === (current ?? '') ? html` selected` : ''}>${label}</option>`;
 
-export function scheduleForm(v: { csrf: string; classes: ClassView[]; templates: TemplateView[]; values: ScheduleFormValues; errors: string[] }): SafeHtml {
+export function scheduleForm(v: { csrf: string; classes: ClassView[]; templates: TemplateView[]; values: ScheduleFormValues; errors: FieldErrors }): SafeHtml {
   const x = v.values;
+  const e = v.errors;
   const repeat = x.repeat ?? 'MONTHLY';
+  const n = (id: keyof ScheduleFormValues, label: string, max: number, value: string | undefined, hint?: string) =>
+    inputField({ id, label, value, e, attrs: html`inputmode="numeric" maxlength="${String(max)}"`, hint });
   return html`<p><a href="/console/schedules">← 예약 발송 목록</a></p>
 <h1>새 예약 발송</h1>
-${v.errors.length ? html`<div class="alert" role="alert"><p><strong>고칠 곳이 ${num(v.errors.length)}군데 있습니다.</strong></p><ul>${v.errors.map((e) => html`<li>${e}</li>`)}</ul></div>` : ''}
+${summary(e)}
 ${v.classes.length === 0 || v.templates.length === 0 ? html`<p class="card">먼저 ${v.classes.length === 0 ? html`<a href="/console/classes/new">반</a>` : ''}${v.classes.length === 0 && v.templates.length === 0 ? '과 ' : ''}${v.templates.length === 0 ? html`<a href="/console/templates/new">템플릿</a>` : ''}을 만들어 주세요.</p>` : ''}
-<form method="post" action="/console/schedules" class="card">
+<form method="post" action="/console/schedules" class="card" novalidate>
 ${csrfField(v.csrf)}
-<div class="field"><label for="classId">반</label><select id="classId" name="classId" required>${v.classes.map((c) => option(c.id, `${c.name} (${c.memberCount}명)`, x.classId))}</select></div>
-<div class="field"><label for="templateId">템플릿</label><select id="templateId" name="templateId" required aria-describedby="tpl-hint">${v.templates.map((tp) => option(tp.id, `${tp.name} (${tp.reason}${tp.amount ? `, ${won(tp.amount)}` : ''})`, x.templateId))}</select>
-<span class="hint" id="tpl-hint">청구 사유·안내·발송 방법과, 금액이 없는 분의 금액을 템플릿에서 가져옵니다</span></div>
+<div class="field"><label for="classId">반</label><select id="classId" name="classId" required${describedBy('classId', e)}>${v.classes.map((c) => option(c.id, `${c.name} (${c.memberCount}명)`, x.classId))}</select>${problem('classId', e)}</div>
+<div class="field"><label for="templateId">템플릿</label><select id="templateId" name="templateId" required${describedBy('templateId', e, 'tpl-hint')}>${v.templates.map((tp) => option(tp.id, `${tp.name} (${tp.reason}${tp.amount ? `, ${won(tp.amount)}` : ''})`, x.templateId))}</select>
+${problem('templateId', e)}<span class="hint" id="tpl-hint">청구 사유·안내·발송 방법과, 금액이 없는 분의 금액을 템플릿에서 가져옵니다</span></div>
 <fieldset class="field"><legend>언제</legend>
 <label><input type="radio" name="repeat" value="MONTHLY"${repeat === 'MONTHLY' ? html` checked` : ''}> 매달</label>
 <label><input type="radio" name="repeat" value="ONCE"${repeat === 'ONCE' ? html` checked` : ''}> 한 번</label></fieldset>
-<div class="row"><div class="field"><label for="dayOfMonth">매달 며칠 (1~31)</label><input id="dayOfMonth" name="dayOfMonth" inputmode="numeric" maxlength="2" value="${x.dayOfMonth ?? '1'}" aria-describedby="day-hint"><span class="hint" id="day-hint">29~31일은 그날이 없는 달에 말일에 보냅니다</span></div>
-<div class="field"><label for="time">시각 (한국 시간)</label><input id="time" name="time" type="time" value="${x.time ?? '09:00'}"></div></div>
-<div class="field"><label for="at">한 번 보낼 때: 날짜와 시각</label><input id="at" name="at" type="datetime-local" value="${x.at ?? ''}"></div>
-<div class="field"><label for="dueDays">납부 기한: 발송 후 며칠 (선택)</label><input id="dueDays" name="dueDays" inputmode="numeric" maxlength="3" value="${x.dueDays ?? ''}" aria-describedby="due-hint"><span class="hint" id="due-hint">비우면 템플릿의 기한을 씁니다</span></div>
+<div class="row">${n('dayOfMonth', '매달 며칠 (1~31)', 2, x.dayOfMonth ?? '1', '29~31일은 그날이 없는 달에 말일에 보냅니다')}
+${inputField({ id: 'time', label: '시각 (한국 시간)', value: x.time ?? '09:00', e, attrs: html`type="time"` })}</div>
+${inputField({ id: 'at', label: '한 번 보낼 때: 날짜와 시각', value: x.at, e, attrs: html`type="datetime-local"` })}
+${n('dueDays', '납부 기한: 발송 후 며칠 (선택)', 3, x.dueDays, '비우면 템플릿의 기한을 씁니다')}
 <fieldset class="field"><legend>미납 안내 (선택)</legend>
-<div class="row"><div class="field"><label for="beforeDays">기한 며칠 전 (1~30)</label><input id="beforeDays" name="beforeDays" inputmode="numeric" maxlength="2" value="${x.beforeDays ?? ''}"></div>
-<div class="field"><label for="afterDays">기한 지난 뒤 며칠마다 (1~30)</label><input id="afterDays" name="afterDays" inputmode="numeric" maxlength="2" value="${x.afterDays ?? ''}"></div>
-<div class="field"><label for="times">최대 몇 번 (1~5)</label><input id="times" name="times" inputmode="numeric" maxlength="1" value="${x.times ?? ''}"></div></div>
+<div class="row">${n('beforeDays', '기한 며칠 전 (1~30)', 2, x.beforeDays)}
+${n('afterDays', '기한 지난 뒤 며칠마다 (1~30)', 2, x.afterDays)}
+${n('times', '최대 몇 번 (1~5)', 1, x.times)}</div>
 <span class="hint">같은 결제 링크로 다시 보냅니다 (한 통마다 포인트). 결제·취소·삭제된 청구서에는 보내지 않고, 밤 9시~아침 8시에는 아침 8시로 미룹니다.</span></fieldset>
 <button class="btn" type="submit">예약하기</button>
 </form>`;
