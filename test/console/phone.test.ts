@@ -219,7 +219,7 @@ forEachEngine('console on a phone', (engine) => {
       invoices: { table: 'table.list', cells: [1, 2, 3, 4] },
       'invoice-detail': { table: 'section[aria-labelledby=sends-title] table', cells: [1, 2, 5] },
       deliveries: { table: 'table.list', cells: [1, 2, 3, 6] },
-      'delivery-detail': { table: 'section[aria-labelledby=att-title] table', cells: [1, 3, 6] },
+      'delivery-detail': { table: 'section[aria-labelledby=att-title] table', cells: [1, 2, 4, 7] },
       'webhook-endpoints': { table: 'table.list', cells: [1, 2, 3] },
       points: { table: 'section[aria-labelledby=ledger-title] table', cells: [1, 2, 3] },
       templates: { table: 'table.list', cells: [1, 2, 3] },
