@@ -8,7 +8,7 @@ import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
 import { launchBrowser, mobileContext, startAll } from '../helpers/browser.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-import { newOwner, type Owner } from './support.js';
+import { newOwner, submitSignIn, type Owner } from './support.js';
 
 /** Screenshots of each step (not kept in the repository). */
 const SHOTS = '/tmp/academy-day';
@@ -68,9 +68,7 @@ forEachEngine('an academy owner\'s day on a phone', (engine) => {
       await page.goto(`${t.url}/console`);
       await page.waitForURL(/\/console\/login/);
       await look(page, 'sign-in');
-      await page.getByLabel('이메일').fill(owner.email);
-      await page.getByLabel('비밀번호').fill(owner.password);
-      await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+      await submitSignIn(page, t.url, owner.email, owner.password);
       await look(page, 'overview');
 
       // The academy's server takes invoice webhooks (bill.paid) and is down: it answers 500.
@@ -203,9 +201,7 @@ forEachEngine('an academy owner\'s day on a phone', (engine) => {
       await Promise.all([teacher.waitForLoadState('load'), teacher.getByRole('button', { name: '로그인' }).click()]);
       assert.match(teacher.url(), /\/console\/login/);
       await look(teacher, 'teacher-old-password');
-      await teacher.getByLabel('이메일').fill(teacherEmail);
-      await teacher.getByLabel('비밀번호').fill('teacher second pw');
-      await Promise.all([teacher.waitForURL(`${t.url}/console`), teacher.getByRole('button', { name: '로그인' }).click()]);
+      await submitSignIn(teacher, t.url, teacherEmail, 'teacher second pw');
       await look(teacher, 'teacher-new-password');
     } finally {
       for (const c of contexts) await c.close();

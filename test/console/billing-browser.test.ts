@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { nextMonthlyPeriod } from '../../src/invoicing/schedule-time.js';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, scrollWidth, startAll } from '../helpers/browser.js';
-import { newOwner, type Owner } from './support.js';
+import { newOwner, submitSignIn, type Owner } from './support.js';
 
 /**
  * The pages of billing that runs itself (classes, the month of a class, schedules) in Chromium:
@@ -70,9 +70,7 @@ forEachEngine('billing pages in Chromium', (engine) => {
       try {
         await page.goto(`${t.url}/console`);
         await page.waitForURL(/\/console\/login/);
-        await page.getByLabel('이메일').fill(owner.email);
-        await page.getByLabel('비밀번호').fill(owner.password);
-        await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+        await submitSignIn(page, t.url, owner.email, owner.password);
         assert.ok((await page.locator('main').textContent())!.includes('포인트가 부족해 예약 발송'), 'the banner on the overview');
         for (const [name, path] of pages) {
           const r = await page.goto(`${t.url}${path}`);

@@ -7,7 +7,7 @@ import { forEachEngine, paymentBody, startApp, type TestApp } from '../helpers/a
 import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth, startAll } from '../helpers/browser.js';
 import { Receiver } from '../helpers/receiver.js';
 import { eventually } from '../helpers/wait.js';
-import { newOwner, recipientsCsv, type Owner } from './support.js';
+import { newOwner, recipientsCsv, submitSignIn, type Owner } from './support.js';
 
 /**
  * SUNAP_CONSOLE_SCREENSHOTS=docs/console keeps a phone (390 px) and a desktop (1280 px)
@@ -54,9 +54,7 @@ forEachEngine('console in Chromium', (engine) => {
   async function signIn(page: Page) {
     await page.goto(`${t.url}/console`);
     await page.waitForURL(/\/console\/login/);
-    await page.getByLabel('이메일').fill(owner.email);
-    await page.getByLabel('비밀번호').fill(owner.password);
-    await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+    await submitSignIn(page, t.url, owner.email, owner.password);
   }
 
   test('sign in → search by phone and by card last 4 → timeline → cancel → state and callback visible (no JavaScript needed)', async () => {

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, scrollWidth, startAll } from '../helpers/browser.js';
-import { newOwner, type Owner } from './support.js';
+import { newOwner, submitSignIn, type Owner } from './support.js';
 
 /**
  * Forms that teach, in Chromium (docs/console.md, "Forms"): on a phone (390x844) a refused form
@@ -72,9 +72,7 @@ forEachEngine('console forms in Chromium', (engine) => {
         assert.match(await problemBeside(page, 'email'), /이메일을 적어 주세요/);
         assert.match(await problemBeside(page, 'password'), /비밀번호를 적어 주세요/);
         await check(page, 'form-sign-in', width);
-        await page.getByLabel('이메일').fill(owner.email);
-        await page.getByLabel('비밀번호').fill(owner.password);
-        await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+        await submitSignIn(page, t.url, owner.email, owner.password);
 
         // A template with four problems, one of them only together (items against the amount).
         await page.goto(`${t.url}/console/templates/new`);

@@ -8,7 +8,7 @@ import { grantPoints } from '../../src/invoicing/accounts.js';
 import { forEachEngine, paymentBody, startApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth, startAll } from '../helpers/browser.js';
 import { eventually } from '../helpers/wait.js';
-import { newOwner, recipientsCsv, type Owner } from './support.js';
+import { newOwner, recipientsCsv, submitSignIn, type Owner } from './support.js';
 
 /**
  * SUNAP_CONSOLE_SCREENSHOTS=docs/console keeps a phone (390x844) and a desktop (1280x800)
@@ -84,9 +84,7 @@ forEachEngine('console on a phone', (engine) => {
     const ctx = await mobileContext(browser, { bypassCSP: true });
     const page = await ctx.newPage();
     await page.goto(`${t.url}/console/login`);
-    await page.getByLabel('이메일').fill(owner.email);
-    await page.getByLabel('비밀번호').fill(owner.password);
-    await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+    await submitSignIn(page, t.url, owner.email, owner.password);
     return page;
   }
 
@@ -282,9 +280,7 @@ forEachEngine('console on a phone', (engine) => {
       try {
         await page.goto(`${t.url}/console/login`);
         await check(page, kind, 'sign-in');
-        await page.getByLabel('이메일').fill(owner.email);
-        await page.getByLabel('비밀번호').fill(owner.password);
-        await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+        await submitSignIn(page, t.url, owner.email, owner.password);
         if (phone) {
           // A sandbox recharge, so the points page shows its recharges beside the ledger.
           await page.goto(`${t.url}/console/points`);

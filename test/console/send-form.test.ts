@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MAX_ITEM_ROWS } from '../../src/console/views/invoice-create.js';
 import { forEachEngine, startApp, withApp, type TestApp } from '../helpers/app.js';
 import { axeViolations, describeViolations, launchBrowser, scrollWidth, startAll } from '../helpers/browser.js';
-import { newOwner, ownerClient, textOf, type Owner } from './support.js';
+import { newOwner, ownerClient, submitSignIn, textOf, type Owner } from './support.js';
 
 /**
  * The send form's item rows and 과세 구분 (docs/console.md, "Sending"): rows of 품목명 and 금액
@@ -136,9 +136,7 @@ forEachEngine('console: send form in Chromium', (engine) => {
   async function signIn(page: Page) {
     await page.goto(`${t.url}/console`);
     await page.waitForURL(/\/console\/login/);
-    await page.getByLabel('이메일').fill(owner.email);
-    await page.getByLabel('비밀번호').fill(owner.password);
-    await Promise.all([page.waitForURL(`${t.url}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+    await submitSignIn(page, t.url, owner.email, owner.password);
   }
 
   test('on a phone: add a row, send with a wrong sum, read the Korean error beside 금액 with everything kept, fix it, send; axe finds nothing; no sideways scrolling', { timeout: 180_000 }, async () => {

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { randomBytes } from 'node:crypto';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
 import type { TestApp } from '../helpers/app.js';
@@ -115,4 +116,14 @@ export function recipientsCsv(n: number, tag: string): string {
     lines.push(i === 0 ? `학생${i},${phone},"115,000",010-2222-3333,교재:15000; 레슨:100000` : `학생${i},${phone},${10_000 + i * 100},,`);
   }
   return lines.join('\r\n');
+}
+
+/**
+ * Signs in through the console's own sign-in form in Chromium (the page must show it) and waits
+ * for the overview: the one way every browser suite signs in.
+ */
+export async function submitSignIn(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+  await page.getByLabel('이메일').fill(email);
+  await page.getByLabel('비밀번호').fill(password);
+  await Promise.all([page.waitForURL(`${baseUrl}/console`), page.getByRole('button', { name: '로그인' }).click()]);
 }
