@@ -18,6 +18,7 @@ import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { apiSign, hexEqual, hmacToken, newId, SecretBox } from '../src/platform/crypto.js';
+import { fixedPlanParameters } from '../src/db/compiled.js';
 import { kstCompact, parseKstCompact } from '../src/platform/kst.js';
 import { paymentInsertSql, paymentValues } from './payment-row.js';
 
@@ -43,7 +44,7 @@ let lookup: (params: unknown[]) => Promise<Row[]> | Row[];
 let writer: () => { lookup: (params: unknown[]) => Promise<Row[]> | Row[]; insert: (values: unknown[]) => Promise<void> };
 if (url.startsWith('sqlite:')) {
   const file = url.slice('sqlite:'.length);
-  const stmt = new SQLite(file, { readonly: true, fileMustExist: true }).prepare(SQL);
+  const stmt = new SQLite(file, { readonly: true, fileMustExist: true }).prepare(fixedPlanParameters(SQL));
   lookup = (params) => stmt.all(...params) as Row[];
   let w: ReturnType<typeof writer> | undefined;
   writer = () => (w ??= sqliteWriter(file));
@@ -79,8 +80,8 @@ function sqliteWriter(file: string) {
   db.pragma('busy_timeout = 10000');
   // The payment's foreign key to its store is checked, as on Sunap's connection.
   db.pragma('foreign_keys = ON');
-  const read = db.prepare(STORE_SQL);
-  const insert = db.prepare(paymentInsertSql('sqlite'));
+  const read = db.prepare(fixedPlanParameters(STORE_SQL));
+  const insert = db.prepare(fixedPlanParameters(paymentInsertSql('sqlite')));
   let batch: { done: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | null = null;
   const commit = () => {
     const b = batch!;

@@ -3,7 +3,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import { preparedStatements } from './compiled.js';
+import { directReads, preparedStatements } from './compiled.js';
 import { migrations } from './migrations/index.js';
 import { defaultCap, GroupCommitSqliteDialect, ImmediateSqliteDialect, withStatementCache, type GroupCommitCap } from './sqlite-driver.js';
 import type { Database } from './schema.js';
@@ -94,6 +94,7 @@ export function openDatabase(databaseUrl: string, opts: OpenOptions = {}): Datab
       ? new ImmediateSqliteDialect({ database: withStatementCache(writer) })
       : new GroupCommitSqliteDialect(writer, openSqlite(path, { readonly: true }), opts.groupCommitCap ?? defaultCap, resolve(path));
     const db = new Kysely<Database>({ dialect });
+    if (dialect instanceof GroupCommitSqliteDialect) directReads.set(db, (sql, parameters) => dialect.readNow(sql, parameters));
     return { db, engine: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000 });
@@ -107,6 +108,7 @@ export function openDatabase(databaseUrl: string, opts: OpenOptions = {}): Datab
     usePreparedStatements(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  directReads.set(db, async (text, values) => (await pool.query({ name: preparedStatements.get(text), text, values: values as unknown[] })).rows);
   return { db, engine: 'postgres', close: () => db.destroy() };
 }
 

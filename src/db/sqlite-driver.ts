@@ -270,6 +270,18 @@ class GroupCommitSqliteDriver implements Driver {
     return this.autocommitWrite(statement, parameters);
   }
 
+  /**
+   * An autocommit read answered at once, as `execute` answers it (the writer when no batch is
+   * open, else the reader), for a caller outside any transaction that needs none of Kysely's
+   * executor around it (compiledOnce's hot lookups); undefined for a statement that writes,
+   * which must go through `execute` as a unit.
+   */
+  readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    const statement = this.writes.prepare(sql);
+    if (!statement.readonly) return undefined;
+    return (this.writer.inTransaction ? this.reads.prepare(sql) : statement).all(parameters);
+  }
+
   /** An autocommit write is a unit of its own: one statement, atomic by itself. */
   private async autocommitWrite(statement: SQLite.Statement, parameters: readonly unknown[]): Promise<QueryResult<unknown>> {
     await this.turn.lock();
@@ -394,7 +406,12 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
   constructor(private readonly writer: SQLite.Database, private readonly reader: SQLite.Database, private readonly cap: GroupCommitCap, private readonly file: string) {
     super({ database: writer });
   }
+  private driver: GroupCommitSqliteDriver | undefined;
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.writer, this.reader, this.cap, fileTurn(this.file));
+    return (this.driver = new GroupCommitSqliteDriver(this.writer, this.reader, this.cap, fileTurn(this.file)));
+  }
+  /** The driver's readNow, once Kysely made the driver (src/db/index.ts registers it for compiledOnce). */
+  readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    return this.driver?.readNow(sql, parameters);
   }
 }

@@ -166,6 +166,14 @@ export async function insertPayment(db: Db, row: Payment): Promise<void> {
 const paymentOfStore = compiledOnce((db: Db, platformCode: string, storeCode: string, transSeqNo: string) => db.selectFrom('payments').selectAll()
   .where('platform_code', '=', platformCode).where('store_code', '=', storeCode).where('trans_seqno', '=', transSeqNo));
 
+/** The hot lookups, by name, with a call's arguments: test/db/store.test.ts reads their SQL and plans. */
+export const HOT_LOOKUPS = {
+  storePaymentForSigning: (db: Db) => storePaymentForSigning.sqlOn(db, 'P', 'S', 0, 'T'),
+  storePaymentViewForSigning: (db: Db) => storePaymentViewForSigning.sqlOn(db, 'P', 'S', 0, 'T'),
+  storeForSigning: (db: Db) => storeForSigning.sqlOn(db, 'P', 'S', 0),
+  paymentOfStore: (db: Db) => paymentOfStore.sqlOn(db, 'P', 'S', 'T'),
+};
+
 export async function findPayment(db: Db, platformCode: string, storeCode: string, transSeqNo: string): Promise<Payment | undefined> {
   return (await paymentOfStore(db, platformCode, storeCode, transSeqNo))[0];
 }

@@ -3,6 +3,7 @@ import type { Insertable } from 'kysely';
 import { sql } from 'kysely';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { compiledOnce, directReads } from '../../src/db/compiled.js';
 import { migrate, openDatabase, type Database, type DatabaseHandle } from '../../src/db/index.js';
 import { isUniqueViolation } from '../../src/platform/errors.js';
 import { forEachEngine } from '../helpers/app.js';
@@ -193,6 +194,40 @@ forEachEngine('SQLite group commit, and the same rules on PostgreSQL', (engine) 
     await Promise.all([a.done, b.done]);
     assert.ok(a.ok && b.ok);
     assert.deepEqual((await store.db.selectFrom('platforms').select('code').where('code', 'in', ['RD1', 'RD2']).orderBy('code').execute()).map((r) => r.code), ['RD1', 'RD2']);
+  });
+
+  test('a compiledOnce lookup outside a transaction (answered without Kysely\'s executor) sees no uncommitted row; inside the transaction it sees its own', async () => {
+    const codes = compiledOnce((db, a: string, b: string) => db.selectFrom('platforms').select('code').where('code', 'in', [a, b]).orderBy('code'));
+    const registered = directReads.get(store.db);
+    assert.ok(registered, 'SQLite on a file registers the driver\'s direct read, PostgreSQL its pool');
+    const direct = engine === 'sqlite' ? registered : undefined;
+    if (direct) {
+      assert.equal(direct(`insert into platforms (code, name, created_at) values ('CD0', 'x', ${now})`, []), undefined, 'a write is not read directly');
+      assert.equal((await store.db.selectFrom('platforms').select('code').where('code', '=', 'CD0').execute()).length, 0, 'and was not run');
+    }
+    await store.db.insertInto('platforms').values({ code: 'CD1', name: 'x', created_at: now }).execute();
+    let open!: () => void;
+    const gate = new Promise<void>((r) => { open = r; });
+    let inside!: () => void;
+    const isInside = new Promise<void>((r) => { inside = r; });
+    let seenInside: string[] = [];
+    const unit = track(store.db.transaction().execute(async (trx) => {
+      await trx.insertInto('platforms').values({ code: 'CD2', name: 'x', created_at: now }).execute();
+      seenInside = (await codes(trx, 'CD1', 'CD2')).map((r) => r.code);
+      inside();
+      await gate;
+    }));
+    await isInside;
+    try {
+      assert.deepEqual(seenInside, ['CD1', 'CD2'], 'the transaction sees its own row');
+      assert.deepEqual((await codes(store.db, 'CD1', 'CD2')).map((r) => r.code), ['CD1'], 'the open unit\'s row is not seen outside; the committed one is');
+      if (direct) assert.deepEqual(direct(codes.sqlOn(store.db, 'CD1', 'CD2'), ['CD1', 'CD2']), [{ code: 'CD1' }], 'SQLite: the open batch is read past, on the reader');
+    } finally {
+      open();
+    }
+    await unit.done;
+    assert.ok(unit.ok);
+    assert.deepEqual((await codes(store.db, 'CD1', 'CD2')).map((r) => r.code), ['CD1', 'CD2']);
   });
 
   test('a steady stream that never frees the connection still commits, within the cap of units', async () => {

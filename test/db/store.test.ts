@@ -1,12 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { sql } from 'kysely';
-import { compiledOnce } from '../../src/db/compiled.js';
+import { CompiledQuery, sql } from 'kysely';
+import { compiledOnce, fixedPlanParameters } from '../../src/db/compiled.js';
+import { HOT_LOOKUPS } from '../../src/gateway/repository.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../../src/db/index.js';
 import { forEachEngine } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/db.js';
 
 const now = 1_790_000_000_000;
+
+test('fixedPlanParameters writes each parameter +?, and leaves a ? inside a quoted name or string alone', () => {
+  assert.equal(fixedPlanParameters('select "a?" from t where x = ? and y = \'?\' limit ?'), 'select "a?" from t where x = +? and y = \'?\' limit +?');
+  assert.equal(fixedPlanParameters('insert into t (a, b) values (?, ?)'), 'insert into t (a, b) values (+?, +?)');
+  assert.equal(fixedPlanParameters('select 1'), 'select 1');
+});
 
 forEachEngine('database access', (engine) => {
   let store: DatabaseHandle;
@@ -84,6 +91,26 @@ forEachEngine('database access', (engine) => {
       await one.close();
       await database.drop();
     }
+  });
+
+  test('the hot lookups: on SQLite every parameter is +? and each table is found by an index (no scan); PostgreSQL keeps $n', async () => {
+    for (const [name, sqlOn] of Object.entries(HOT_LOOKUPS)) {
+      const text = sqlOn(store.db);
+      if (engine === 'postgres') {
+        assert.match(text, /\$1\b/, name);
+        assert.doesNotMatch(text, /\+\$|\?/, name);
+        continue;
+      }
+      const params = text.split('+?').length - 1;
+      assert.ok(params >= 3, `${name}: its parameters written +?`);
+      assert.equal(text.replaceAll('+?', '').includes('?'), false, `${name}: no bare ? left`);
+      const plan = await store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${text}`, Array.from({ length: params }, () => 'x')));
+      const details = plan.rows.map((r) => r.detail);
+      assert.ok(details.length >= 1, name);
+      for (const d of details) assert.match(d, /^SEARCH \w+ USING (COVERING )?INDEX /, `${name}: ${details.join(' | ')}`);
+    }
+    // What the rewritten queries answer: the first compiledOnce test above (its lookup is rewritten
+    // too, on both sides of the key's grace) and every gateway suite.
   });
 
   if (engine === 'sqlite') {
