@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { secretKeyOf } from '../platform/crypto.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.js';
 import { bankByCode, bankName } from './banks.js';
@@ -73,7 +74,7 @@ export class SandboxCheckout implements CheckoutProcessor {
   constructor(private readonly s: SandboxCheckoutSettings) {}
 
   windowToken(orderId: string): string {
-    return createHmac('sha256', this.s.tokenKey).update(`sandbox-window:${orderId}`).digest('base64url').slice(0, 32);
+    return createHmac('sha256', secretKeyOf(this.s.tokenKey)).update(`sandbox-window:${orderId}`).digest('base64url').slice(0, 32);
   }
 
   windowTokenValid(orderId: string, token: string): boolean {

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, createSecretKey } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { apiSign, hashPassword, hexEqual, hmacToken, randomToken, SecretBox, sha256Hex, tokenEqual, verifyPassword, webhookSignature } from '../../src/platform/crypto.js';
+import { apiSign, hashPassword, hexEqual, hmacToken, randomToken, SecretBox, secretKeyOf, sha256Hex, tokenEqual, verifyPassword, webhookSignature } from '../../src/platform/crypto.js';
 import { kstCompact, parseKstCompact } from '../../src/platform/kst.js';
 
 test('API_SIGN test vector (docs/reference.md)', () => {
@@ -145,23 +145,26 @@ test('a sealed value: its format, its master key id, and tampering are all check
   }
 });
 
+/** Swaps a box's master key for zeros: what it still opens, it opened before. */
+const breakKey = (box: SecretBox) => Object.assign(box as unknown as { key: unknown }, { key: createSecretKey(Buffer.alloc(32, 0)) });
+
 test('opened secrets are remembered by their sealed form, at most 1000 of them', () => {
   const box = new SecretBox(Buffer.alloc(32, 7));
   const first = box.seal('first');
   assert.equal(box.open(first), 'first');
   // A remembered value is answered without decrypting: prove it by breaking the key afterwards.
-  (box as unknown as { key: Buffer }).key.fill(0);
+  breakKey(box);
   assert.equal(box.open(first), 'first', 'remembered');
   const other = new SecretBox(Buffer.alloc(32, 9));
   const sealed = Array.from({ length: 1000 }, (_, i) => other.seal(`s${i}`));
   for (const s of sealed) other.open(s);
-  (other as unknown as { key: Buffer }).key.fill(0);
+  breakKey(other);
   assert.equal(other.open(sealed[999]!), 's999', 'the newest is kept');
   assert.equal(other.open(sealed[1]!), 's1');
   const more = new SecretBox(Buffer.alloc(32, 10));
   const many = Array.from({ length: 1001 }, (_, i) => more.seal(`m${i}`));
   for (const s of many) more.open(s);
-  (more as unknown as { key: Buffer }).key.fill(0);
+  breakKey(more);
   assert.throws(() => more.open(many[0]!), 'the oldest was let go at 1001 and must be decrypted again');
   assert.equal(more.open(many[1]!), 'm1');
 });
@@ -183,4 +186,19 @@ test('password hashes: the format, the stored cost, and malformed hashes', async
   for (const bad of ['', 'bcrypt$16384$x$y', `scrypt$16384$$${hash}`, `scrypt$16384$${salt}$`, `scrypt$16384$${salt}`]) {
     assert.equal(await verifyPassword('correct horse', bad), false, bad);
   }
+});
+
+test('hmacToken: the KeyObject made once gives the HMAC of the key bytes (a test vector), per key, per purpose and value', () => {
+  const key = Buffer.alloc(32, 7);
+  const byHand = (k: Buffer, text: string, bytes = 24) => createHmac('sha256', k).update(text).digest().subarray(0, bytes).toString('base64url');
+  // Twice: the second call uses the cached KeyObject.
+  assert.equal(hmacToken(key, 'payment-page', 'pay-1'), byHand(key, 'payment-page:pay-1'));
+  assert.equal(hmacToken(key, 'payment-page', 'pay-1'), byHand(key, 'payment-page:pay-1'));
+  assert.equal(hmacToken(key, 'payment-page', 'pay-1', 32), byHand(key, 'payment-page:pay-1', 32));
+  // Another Buffer with other bytes is another key, never the cached one.
+  const other = Buffer.alloc(32, 8);
+  assert.equal(hmacToken(other, 'payment-page', 'pay-1'), byHand(other, 'payment-page:pay-1'));
+  assert.notEqual(hmacToken(other, 'payment-page', 'pay-1'), hmacToken(key, 'payment-page', 'pay-1'));
+  assert.equal(secretKeyOf(key), secretKeyOf(key), 'made once per key');
+  assert.notEqual(secretKeyOf(key), secretKeyOf(Buffer.alloc(32, 7)), 'per Buffer, not per content: a new Buffer is keyed anew');
 });
