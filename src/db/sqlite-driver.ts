@@ -3,6 +3,7 @@
 // and the connection handed to waiters in arrival order. src/db/index.ts chooses between them.
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDatabase } from 'kysely';
+import { FifoLock } from './fifo-lock.js';
 
 /**
  * SQLite write transactions start IMMEDIATE: the write lock is taken at BEGIN, so two
@@ -21,30 +22,6 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async releaseConnection(): Promise<void> {
     await super.releaseConnection();
     this.turn.unlock();
-  }
-}
-
-/**
- * The one SQLite connection is handed straight to the oldest waiter. Kysely's own mutex wakes
- * every waiter on each release (one wins, the rest sleep again): O(waiters) of CPU per query
- * under load, with 50 requests waiting. Measured in BENCHMARKS.md.
- */
-class FifoLock {
-  /** True while someone holds the lock, also while it is being handed to the next waiter. */
-  held = false;
-  private readonly waiters: (() => void)[] = [];
-  lock(): Promise<void> {
-    if (!this.held) {
-      this.held = true;
-      return Promise.resolve();
-    }
-    return new Promise<void>((resolve) => this.waiters.push(resolve));
-  }
-  /** Passes the lock straight to the oldest waiter, so it is never free in between. */
-  unlock(): void {
-    const next = this.waiters.shift();
-    if (next) next();
-    else this.held = false;
   }
 }
 
@@ -263,18 +240,15 @@ class GroupCommitSqliteDriver implements Driver {
   execute(unit: UnitConnection, query: CompiledQuery): Promise<QueryResult<unknown>> {
     const { sql, parameters } = query;
     if (unit.batch) return Promise.resolve(this.inUnit(unit, () => run(this.writes.prepare(sql), parameters)));
-    const statement = this.writes.prepare(sql);
-    if (statement.readonly) {
-      return Promise.resolve(run(this.writer.inTransaction ? this.reads.prepare(sql) : statement, parameters));
-    }
-    return this.autocommitWrite(statement, parameters);
+    const rows = this.readNow(sql, parameters);
+    if (rows) return Promise.resolve({ rows });
+    return this.autocommitWrite(this.writes.prepare(sql), parameters);
   }
 
   /**
-   * An autocommit read answered at once, as `execute` answers it (the writer when no batch is
-   * open, else the reader), for a caller outside any transaction that needs none of Kysely's
-   * executor around it (compiledOnce's hot lookups); undefined for a statement that writes,
-   * which must go through `execute` as a unit.
+   * An autocommit read, answered at once: on the writer when no batch is open, else on the
+   * reader. `execute` reads through it, and so does compiledOnce without Kysely's executor
+   * (src/db/compiled.ts); undefined for a statement that writes, which runs as a unit.
    */
   readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
     const statement = this.writes.prepare(sql);
