@@ -3,9 +3,9 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { forEachEngine, startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, scrollWidth, startAll } from '../helpers/browser.js';
-import { newOwner, submitSignIn, type Owner } from './support.js';
+import { forEachEngine, type TestApp } from '../helpers/app.js';
+import { axeViolations, describeViolations, scrollWidth } from '../helpers/browser.js';
+import { consoleInChromium, submitSignIn, type Owner } from './support.js';
 
 /**
  * Forms that teach, in Chromium (docs/console.md, "Forms"): on a phone (390x844) a refused form
@@ -30,8 +30,7 @@ forEachEngine('console forms in Chromium', (engine) => {
   let owner: Owner;
 
   before(async () => {
-    await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v))]);
-    owner = await newOwner(t, { points: 3000 });
+    ({ t, browser, owner } = await consoleInChromium(engine, 3000));
   });
   after(async () => {
     await browser?.close();

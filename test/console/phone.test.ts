@@ -5,10 +5,10 @@ import { after, before, test } from 'node:test';
 import iconv from 'iconv-lite';
 import type { Browser, Page } from 'playwright-core';
 import { grantPoints } from '../../src/invoicing/accounts.js';
-import { forEachEngine, paymentBody, startApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, mobileContext, scrollWidth, startAll } from '../helpers/browser.js';
+import { forEachEngine, paymentBody, type TestApp } from '../helpers/app.js';
+import { axeViolations, describeViolations, mobileContext, scrollWidth } from '../helpers/browser.js';
 import { eventually } from '../helpers/wait.js';
-import { newOwner, recipientsCsv, submitSignIn, type Owner } from './support.js';
+import { consoleInChromium, recipientsCsv, submitSignIn, type Owner } from './support.js';
 
 /**
  * SUNAP_CONSOLE_SCREENSHOTS=docs/console keeps a phone (390x844) and a desktop (1280x800)
@@ -67,8 +67,7 @@ forEachEngine('console on a phone', (engine) => {
   let browser: Browser;
   let owner: Owner;
   before(async () => {
-    await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v))]);
-    owner = await newOwner(t, { points: 1000 });
+    ({ t, browser, owner } = await consoleInChromium(engine, 1000));
     for (let i = 0; i < 3; i++) {
       const body = paymentBody({ PAY_USER_NAME: `학부모${i}`, APPROVAL_AMOUNT: String(120_000 + i * 1000), MOBILE_NO: `0101234567${i}` });
       assert.equal((await t.gw('requestPayment', body)).body.result_data.RESULT_CODE, '0000');

@@ -4,9 +4,9 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { MAX_ITEM_ROWS } from '../../src/console/views/invoice-create.js';
-import { forEachEngine, startApp, withApp, type TestApp } from '../helpers/app.js';
-import { axeViolations, describeViolations, launchBrowser, scrollWidth, startAll } from '../helpers/browser.js';
-import { newOwner, ownerClient, submitSignIn, textOf, type Owner } from './support.js';
+import { forEachEngine, withApp, type TestApp } from '../helpers/app.js';
+import { axeViolations, describeViolations, scrollWidth } from '../helpers/browser.js';
+import { consoleInChromium, ownerClient, submitSignIn, textOf, type Owner } from './support.js';
 
 /**
  * The send form's item rows and 과세 구분 (docs/console.md, "Sending"): rows of 품목명 and 금액
@@ -125,8 +125,7 @@ forEachEngine('console: send form in Chromium', (engine) => {
   let browser: Browser;
   let owner: Owner;
   before(async () => {
-    await startAll([startApp(engine).then((v) => (t = v)), launchBrowser().then((v) => (browser = v))]);
-    owner = await newOwner(t, { points: 3000 });
+    ({ t, browser, owner } = await consoleInChromium(engine, 3000));
   });
   after(async () => {
     await browser?.close();

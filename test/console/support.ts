@@ -1,7 +1,9 @@
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { randomBytes } from 'node:crypto';
+import type { Engine } from '../../src/db/index.js';
 import { createAccount, grantPoints } from '../../src/invoicing/accounts.js';
-import type { TestApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { launchBrowser } from '../helpers/browser.js';
 
 /** A browser without a browser: a cookie jar, form posts with the page's CSRF token, no redirects followed. */
 export class ConsoleClient {
@@ -126,4 +128,19 @@ export async function submitSignIn(page: Page, baseUrl: string, email: string, p
   await page.getByLabel('이메일').fill(email);
   await page.getByLabel('비밀번호').fill(password);
   await Promise.all([page.waitForURL(`${baseUrl}/console`), page.getByRole('button', { name: '로그인' }).click()]);
+}
+
+/**
+ * What the console's Chromium suites start from: the app on `engine` and a Chromium, started
+ * side by side, and an owner with `points`. If either fails to start, the other is closed
+ * before the error is thrown (no suite's `after` would know of it).
+ */
+export async function consoleInChromium(engine: Engine, points: number): Promise<{ t: TestApp; browser: Browser; owner: Owner }> {
+  const [app, chromium] = await Promise.allSettled([startApp(engine), launchBrowser()]);
+  if (app.status === 'rejected' || chromium.status === 'rejected') {
+    if (app.status === 'fulfilled') await app.value.close();
+    if (chromium.status === 'fulfilled') await chromium.value.close();
+    throw app.status === 'rejected' ? app.reason : (chromium as PromiseRejectedResult).reason;
+  }
+  return { t: app.value, browser: chromium.value, owner: await newOwner(app.value, { points }) };
 }
